@@ -1,0 +1,287 @@
+"""The coupled collector: comparison groups of every legal root action.
+
+`collect` builds `n_groups` groups at a root.  In each group the root (the
+acting player's information state) is drawn once; every legal root action is
+one branch; after it both players follow the continuation policy to the end
+of the hand, `budget` times from the same post-action state.  Which random
+streams the branches share is the arm (coupling.py); every uniform comes
+from a counter-based stream addressed by group, so results do not depend on
+chunking, batch size or device.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from . import rng
+from .coupling import Arm, get_arm
+from .device import resolve_device
+from .games import Game, get_game
+from .ledger import CODE_OF, OK, digest, failure_counts
+from .policy import policy_table, uniform_table
+from .roots import Root, build_root
+from .rollout import chance_event_of_nodes, draw_index, play, policy_cdf
+
+DEFAULT_CHUNK = 1 << 17           # groups per chunk; any value gives identical results
+
+
+def resolve_policy(game: Game, policy, name: str = "continuation") -> np.ndarray:
+    """'uniform' or a policy dict -> validated float64 table [infostates, actions]."""
+    if isinstance(policy, str):
+        if policy != "uniform":
+            raise ValueError(f"{name} must be 'uniform' or a tabular policy dict, got {policy!r}.")
+        return uniform_table(game)
+    return policy_table(game, policy, name)
+
+
+@dataclass
+class Streams:
+    """The stream addresses of one chunk of groups under one arm."""
+
+    run: int
+    split: int
+    groups: torch.Tensor            # [G] global group ids
+    arm: Arm
+    num_branches: int
+    budget: int
+
+    def lane_shape(self) -> tuple[int, int, int]:
+        return (len(self.groups), self.num_branches, self.budget)
+
+    def _fields(self) -> dict:
+        g = self.groups.view(-1, 1, 1)
+        b = torch.arange(self.num_branches, device=g.device).view(1, -1, 1)
+        k = torch.arange(self.budget, device=g.device).view(1, 1, -1)
+        return {"run": self.run, "split": self.split, "group": g, "branch": b, "rollout": k}
+
+    def root(self) -> torch.Tensor:
+        return rng.derive_key("root", run=self.run, split=self.split, group=self.groups)
+
+    def hidden(self) -> torch.Tensor:
+        """[G] when the hidden deal is shared, else [G, B]."""
+        if self.arm.share_hidden:
+            return rng.derive_key("hidden", run=self.run, split=self.split, group=self.groups)
+        b = torch.arange(self.num_branches, device=self.groups.device)
+        return rng.derive_key("hidden", run=self.run, split=self.split, group=self.groups[:, None], branch=b[None, :])
+
+    def chance(self, event: int) -> torch.Tensor:
+        f = self._fields()
+        if self.arm.share_chance:
+            del f["branch"]
+        key = rng.derive_key("chance", event=event, **f)
+        return key.expand(self.lane_shape()).reshape(-1)
+
+    def policy(self) -> torch.Tensor:
+        f = self._fields()
+        key = rng.policy_key(f["run"], f["split"], f["group"], f["branch"], f["rollout"], self.arm.policy_stream)
+        return key.expand(self.lane_shape()).reshape(-1)
+
+
+@dataclass
+class Collection:
+    """Everything one `collect` call measured.
+
+    returns      [G, B] int64 acting player's utility in chips (sum over budget)
+    legal_mask   [B] bool over the game's action ids at the root (all groups share it)
+    codes        [G] int8 failure code (0 = valid)
+    own_card, public_card   [G] the root draw of each group
+    stats        exact int64 sufficient statistics of valid groups (Python ints)
+    logical_keys, physical_draws   by category: root, hidden, chance, policy
+    """
+
+    game: str
+    root: str
+    arm: str
+    actions: list[str]
+    parameters: dict
+    returns: torch.Tensor
+    legal_mask: torch.Tensor
+    codes: torch.Tensor
+    own_card: torch.Tensor
+    public_card: torch.Tensor
+    stats: dict
+    logical_keys: dict
+    physical_draws: dict
+    failures: dict = field(default_factory=dict)
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the parameters, sufficient statistics, counts and failures."""
+        return digest({"parameters": self.parameters, "stats": self.stats, "logical_keys": self.logical_keys,
+                       "physical_draws": self.physical_draws, "failures": self.failures})
+
+    def summary(self) -> dict:
+        """Plain dict of the reported statistics (floats computed from exact integer sums)."""
+        n, s1, s2 = self.stats["n"], self.stats["sum"], self.stats["sum_products"]
+        b = len(self.actions)
+        out = {"actions": list(self.actions), "groups": self.stats["groups"], "valid_groups": n,
+               "failures": dict(self.failures)}
+        if n < 2:
+            return out
+        mean = [Fraction(s1[i], n) for i in range(b)]
+        cov = [[float(Fraction(n * s2[i][j] - s1[i] * s1[j], n * (n - 1))) for j in range(b)] for i in range(b)]
+        out["branch_means"] = {a: float(m) for a, m in zip(self.actions, mean)}
+        out["branch_vars"] = {a: cov[i][i] for i, a in enumerate(self.actions)}
+        out["cov"] = cov
+        if b == 2:
+            out.update(contrast_moments(self.stats["contrast"]["0-1"], n))
+        out["pairwise_contrasts"] = {key: contrast_moments(p, n) for key, p in self.stats["contrast"].items()}
+        return out
+
+
+def contrast_moments(power_sums: list[int], n: int) -> dict:
+    """Mean, unbiased variance and its standard error from sums of D, D^2, D^3, D^4."""
+    s1, s2, s3, s4 = (Fraction(s) for s in power_sums)
+    mean = s1 / n
+    var = (s2 - n * mean * mean) / (n - 1)
+    m4 = (s4 - 4 * mean * s3 + 6 * mean ** 2 * s2 - 3 * n * mean ** 4) / n   # central 4th moment
+    var_of_var = (m4 - var ** 2 * Fraction(n - 3, n - 1)) / n
+    return {"contrast_mean": float(mean), "contrast_var": float(var),
+            "contrast_var_se": float(max(var_of_var, 0)) ** 0.5}
+
+
+def _validate(game, root, arm, n_groups, seed, continuation, device, budget, chunk_size, split):
+    game = get_game(game)
+    if not isinstance(root, str):
+        raise ValueError(f"root must be a public history string such as '' or '2', got {root!r}.")
+    arm = get_arm(arm)
+    for name, value, low in (("n_groups", n_groups, 1), ("budget", budget, 1), ("chunk_size", chunk_size, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 63:
+        raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}.")
+    if split not in rng.SPLITS:
+        raise ValueError(f"split must be one of {list(rng.SPLITS)}, got {split!r}.")
+    table = resolve_policy(game, continuation)
+    root_obj = build_root(game, root, table)
+    return game, arm, table, root_obj, resolve_device(device)
+
+
+def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="uniform", device: str = "auto",
+            *, budget: int = 1, chunk_size: int = DEFAULT_CHUNK, split: str = "audit",
+            keep_returns: bool = True, progress: bool = False, chance_map=None) -> Collection:
+    """Collect `n_groups` comparison groups of every legal root action.
+
+    game          "kuhn" or "leduc"
+    root          public history of OpenSpiel action ids ("" , "2", "1", "11|", ...)
+    arm           "independent", "root_only", "continuation_only", "full", "policy_namespace"
+    seed          the run field of every stream key
+    continuation  "uniform" or a policy dict (infostate string -> probabilities); it is
+                  also the behaviour policy that defines the root law
+    budget        continuation rollouts per branch, summed into the branch return
+    chunk_size    groups per batch (memory only: results are identical for any value)
+    split         stream namespace of the run ("audit", "train", "validation", "test", "calibration")
+
+    Returns are the acting player's utility in integer chips.  Every argument
+    is checked before any compute; bad values raise ValueError.
+    """
+    game, arm_obj, table, root_obj, dev = _validate(game, root, arm, n_groups, seed, continuation,
+                                                    device, budget, chunk_size, split)
+    cdf, last_action = policy_cdf(table, dev)
+    events = chance_event_of_nodes(game)
+    if len(set(events.values())) > 1:  # pragma: no cover - both games have at most one event type
+        raise NotImplementedError("games with several continuation chance events")
+    event = next(iter(events.values()), 0)
+    params = {"game": game.name, "root": root, "arm": arm_obj.name, "n_groups": int(n_groups), "seed": int(seed),
+              "continuation": continuation if isinstance(continuation, str) else "tabular:" + digest(continuation),
+              "budget": int(budget), "split": split}
+    acc = _Accumulator(len(root_obj.actions))
+    parts = []
+    starts = range(0, n_groups, chunk_size)
+    for start in tqdm(starts, disable=not progress, desc=f"{arm_obj.name}", unit="chunk"):
+        groups = torch.arange(start, min(start + chunk_size, n_groups), dtype=torch.int64, device=dev)
+        streams = Streams(int(seed), rng.SPLITS[split], groups, arm_obj, len(root_obj.actions), budget)
+        chunk = _collect_chunk(game, root_obj, streams, event, cdf, last_action, chance_map)
+        acc.add(chunk)
+        kept = ("returns", "codes", "own_card", "public_card") if keep_returns else ("codes",)
+        parts.append({k: chunk[k] for k in kept})
+    cat = {k: torch.cat([p[k] for p in parts]).cpu() for k in parts[0]}
+    legal_mask = torch.zeros(game.num_actions, dtype=torch.bool)
+    legal_mask[list(root_obj.actions)] = True
+    return Collection(game=game.name, root=root, arm=arm_obj.name, actions=root_obj.action_names,
+                      parameters=params, returns=cat.get("returns"), legal_mask=legal_mask, codes=cat["codes"],
+                      own_card=cat.get("own_card"), public_card=cat.get("public_card"), stats=acc.stats(),
+                      logical_keys=acc.logical, physical_draws=acc.physical, failures=failure_counts(cat["codes"]))
+
+
+def _draw_root(root: Root, streams: Streams, dev) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Own card and (round-two roots) public card from the root stream, opponent card from the hidden stream."""
+    own_w = torch.as_tensor(root.own_weights, device=dev)
+    pub_w = torch.as_tensor(root.public_weights, device=dev)
+    hid_w = torch.as_tensor(root.hidden_weights, device=dev)
+    root_key = streams.root()
+    g = len(root_key)
+    own = draw_index(own_w.expand(g, -1), rng.uniform(root_key, 0))
+    public = draw_index(pub_w[own], rng.uniform(root_key, 1)) - 1
+    hidden_key = streams.hidden()
+    hid = hid_w[own, public + 1]
+    if hidden_key.dim() == 2:
+        hid = hid.unsqueeze(1).expand(-1, hidden_key.shape[1], -1)
+    return own, public, draw_index(hid, rng.uniform(hidden_key, 0))
+
+
+def _collect_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, last_action, chance_map) -> dict:
+    dev = streams.groups.device
+    g, b, k = streams.lane_shape()
+    own, public, opp = _draw_root(root, streams, dev)
+    opp = opp.view(g, -1, 1).expand(g, b, k).reshape(-1)
+    own_l = own.view(g, 1, 1).expand(g, b, k).reshape(-1)
+    cards = torch.stack([own_l, opp] if root.player == 0 else [opp, own_l], dim=1)
+    start = game.tables(dev)["child"][root.node, torch.tensor(root.actions, device=dev)]
+    node = start.view(1, b, 1).expand(g, b, k).reshape(-1).clone()
+    pub_l = public.view(g, 1, 1).expand(g, b, k).reshape(-1).clone()
+    lanes = play(game, node, cards, pub_l, streams.policy(), streams.chance(event), cdf, last_action, chance_map)
+    sign = 1 if root.player == 0 else -1
+    returns = (sign * lanes.utility_p0).view(g, b, k).sum(2)
+    codes = torch.zeros(g, dtype=torch.int8, device=dev)
+    codes[lanes.unfinished.view(g, -1).any(1)] = CODE_OF["EARLY_END"]
+    codes[lanes.illegal.view(g, -1).any(1)] = CODE_OF["ILLEGAL"]
+    reached = lanes.chance_draws.view(g, b, k)
+    shared_chance = int((reached.amax(1)).sum()) if streams.arm.share_chance else int(reached.sum())
+    used_policy = int((lanes.decisions > 0).sum())
+    return {"returns": returns, "codes": codes, "own_card": own, "public_card": public,
+            "_draws": {"root": g * (2 if root.public_in_root else 1),
+                       "hidden": g if streams.arm.share_hidden else g * b,
+                       "chance": shared_chance, "policy": int(lanes.decisions.sum())},
+            "_keys": {"root": g, "hidden": g if streams.arm.share_hidden else g * b,
+                      "chance": shared_chance, "policy": used_policy}}
+
+
+class _Accumulator:
+    """Exact integer sums over valid groups, added chunk by chunk."""
+
+    def __init__(self, branches: int) -> None:
+        self.b = branches
+        self.groups = self.n = 0
+        self.sum = [0] * branches
+        self.products = [[0] * branches for _ in range(branches)]
+        self.contrast = {f"{i}-{j}": [0, 0, 0, 0] for i in range(branches) for j in range(i + 1, branches)}
+        self.logical = {c: 0 for c in ("root", "hidden", "chance", "policy")}
+        self.physical = dict(self.logical)
+
+    def add(self, chunk: dict) -> None:
+        r = chunk["returns"][chunk["codes"] == OK].to(torch.int64)
+        self.groups += len(chunk["codes"])
+        self.n += len(r)
+        s1 = r.sum(0).tolist()
+        s2 = (r.T @ r).tolist() if r.device.type != "cuda" else (r.T.double() @ r.double()).round().long().tolist()
+        for i in range(self.b):
+            self.sum[i] += s1[i]
+            for j in range(self.b):
+                self.products[i][j] += s2[i][j]
+        for key, sums in self.contrast.items():
+            i, j = map(int, key.split("-"))
+            d = r[:, i] - r[:, j]
+            for p in range(4):
+                sums[p] += int((d ** (p + 1)).sum())
+        for c in self.logical:
+            self.logical[c] += chunk["_keys"][c]
+            self.physical[c] += chunk["_draws"][c]
+
+    def stats(self) -> dict:
+        return {"groups": self.groups, "n": self.n, "sum": self.sum, "sum_products": self.products,
+                "contrast": self.contrast}

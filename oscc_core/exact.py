@@ -1,0 +1,105 @@
+"""Exact ground truth for the collector: each arm's pooled return moments.
+
+For a root and a tabular continuation, `arm_moments` enumerates the game
+tree and returns, for every coupling arm, the mean vector and covariance
+matrix of the branch returns pooled over the root law, exactly what
+`collect(...).summary()` estimates.
+
+Notation: a *situation* s = (own card, visible public card, opponent card)
+at the root, with probability w_s.  When the public card is still to come
+(Leduc round one), the continuation deals it from the four remaining cards
+by U, so the uniform falls in one of four equally likely *bins*; bin k
+gives card remaining_s[k].  m[b, s, k] and q[b, s, k] are the first and
+second moments of branch b's single-rollout return given (s, k).  Given the
+deal, the branches' policy draws are independent, so cross moments factor
+through m; the arms differ in which of (opponent card, bin) the branches
+share, and a budget of K rollouts adds K(K-1) cross-rollout terms.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .collector import resolve_policy
+from .coupling import ARMS
+from .games import NO_PUBLIC_CARD, Game, get_game
+from .roots import Root, build_root
+from .treepass import deal_values
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Exact pooled moments of one arm: means [B], covariance [B, B] (chips, chips^2)."""
+
+    arm: str
+    actions: list[str]
+    mean: np.ndarray
+    cov: np.ndarray
+
+    def contrast_var(self, i: int = 0, j: int = 1) -> float:
+        """Var(R_i - R_j) in chips^2."""
+        return float(self.cov[i, i] + self.cov[j, j] - 2 * self.cov[i, j])
+
+    def contrast_mean(self, i: int = 0, j: int = 1) -> float:
+        return float(self.mean[i] - self.mean[j])
+
+
+def _situation_moments(game: Game, root: Root, table: np.ndarray):
+    """m, q [B, S, K] and the bin count K for every root situation."""
+    v1, v2 = deal_values(game, table, 1), deal_values(game, table, 2)
+    deal_index = {tuple(d): i for i, d in enumerate(game.deals.tolist())}
+    sign = 1.0 if root.player == 0 else -1.0
+    children = [int(game.tree.child[root.node, a]) for a in root.actions]
+    m, q = [], []
+    for own, pub, opp in root.situations.tolist():
+        cards = (own, opp) if root.player == 0 else (opp, own)
+        if pub != NO_PUBLIC_CARD or not game.has_public_card:
+            publics = [pub]
+        else:
+            publics = [c for c in range(game.num_cards) if c not in cards]   # bins in card-id order
+        rows = [deal_index[(cards[0], cards[1], p)] for p in publics]
+        m.append(sign * v1[np.ix_(rows, children)].T)
+        q.append(v2[np.ix_(rows, children)].T)
+    return np.stack(m, axis=1), np.stack(q, axis=1)
+
+
+def arm_moments(game: "str | Game", root: str, continuation="uniform", budget: int = 1) -> dict[str, Moments]:
+    """Exact pooled mean vector and covariance of branch returns for every arm.
+
+    `continuation` is "uniform" or a policy dict and also defines the root
+    law, as in `collect`; `budget` is the number of continuation rollouts
+    summed into each branch return.
+    """
+    game = get_game(game)
+    table = resolve_policy(game, continuation)
+    r = build_root(game, root, table)
+    m, q = _situation_moments(game, r, table)         # [B, S, K]
+    w, K = r.weight, budget
+    mbar, qbar = m.mean(2), q.mean(2)                  # averages over the bins
+    mean = K * (mbar @ w)
+    second_diag = (K * qbar + K * (K - 1) * mbar ** 2) @ w
+
+    # information-state level averages over the opponent card (continuation_only / independent)
+    info_keys = [tuple(x) for x in r.situations[:, :2].tolist()]
+    infos = sorted(set(info_keys))
+    member = np.array([[k == i for k in info_keys] for i in infos], dtype=np.float64)  # [I, S]
+    p_info = member @ w
+    post = member * w / p_info[:, None]                # p(opponent | info) rows
+    a = np.einsum("is,bsk->bik", post, m)              # A_b(I, k)
+    abar = a.mean(2)
+
+    cross = {
+        "full": np.einsum("s,isk,jsk->ij", w, m, m) / m.shape[2] * K + K * (K - 1) * np.einsum("s,is,js->ij", w, mbar, mbar),
+        "root_only": K * K * np.einsum("s,is,js->ij", w, mbar, mbar),
+        "continuation_only": np.einsum("I,iIk,jIk->ij", p_info, a, a) / a.shape[2] * K
+                             + K * (K - 1) * np.einsum("I,iI,jI->ij", p_info, abar, abar),
+        "independent": K * K * np.einsum("I,iI,jI->ij", p_info, abar, abar),
+    }
+    cross["policy_namespace"] = cross["independent"]
+    out = {}
+    for arm in ARMS:
+        second = cross[arm].copy()
+        np.fill_diagonal(second, second_diag)
+        out[arm] = Moments(arm, r.action_names, mean.copy(), second - np.outer(mean, mean))
+    return out

@@ -1,0 +1,81 @@
+"""Tabular policies: OpenSpiel information-state string -> action probabilities.
+
+The exchange format everywhere in the book is a plain dict mapping every
+information-state string of a game to a list of probabilities over the
+game's distinct actions (zero on illegal actions).  Internally a policy is a
+float64 array [num_infostates, num_actions] in the order of
+`game.infostates`.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .games import Game, get_game
+
+NORMALISATION_TOLERANCE = 1e-6
+
+
+def uniform_policy(game: "str | Game") -> dict[str, list[float]]:
+    """The policy that plays every legal action with equal probability."""
+    game = get_game(game)
+    return table_to_policy(game, uniform_table(game))
+
+
+def uniform_table(game: "str | Game") -> np.ndarray:
+    game = get_game(game)
+    legal = game.infostates.legal.astype(np.float64)
+    return legal / legal.sum(axis=1, keepdims=True)
+
+
+def table_to_policy(game: "str | Game", table: np.ndarray) -> dict[str, list[float]]:
+    """Array [num_infostates, num_actions] -> policy dict."""
+    game = get_game(game)
+    return {s: [float(x) for x in row] for s, row in zip(game.infostates.strings, np.asarray(table))}
+
+
+def policy_table(game: "str | Game", policy, name: str = "policy") -> np.ndarray:
+    """Validate a policy dict and return it as an array in infostate order.
+
+    Raises ValueError with one sentence naming the parameter and the offending
+    information state when a state is missing, a row has the wrong length, a
+    probability is negative or not finite, mass sits on an illegal action, or
+    a row does not sum to one.  Extra keys that are not information states of
+    this game mean the policy is for another game and are rejected too.
+    """
+    game = get_game(game)
+    info = game.infostates
+    if not isinstance(policy, dict):
+        raise ValueError(f"{name} must be a dict from information-state string to probabilities, got {type(policy).__name__}.")
+    foreign = next((k for k in policy if k not in info.id_of), None)
+    if foreign is not None:
+        raise ValueError(f"{name} has information state {foreign!r}, which is not a {game.name} information state (wrong game?).")
+    table = np.zeros((len(info), game.num_actions))
+    for i, s in enumerate(info.strings):
+        if s not in policy:
+            raise ValueError(f"{name} is missing information state {s!r}.")
+        row = np.asarray(policy[s], dtype=np.float64).reshape(-1)
+        if row.shape != (game.num_actions,):
+            raise ValueError(f"{name} at {s!r} must list {game.num_actions} probabilities (one per action id), got {row.size}.")
+        if not np.all(np.isfinite(row)) or np.any(row < 0):
+            raise ValueError(f"{name} at {s!r} has a negative or non-finite probability {row.tolist()}.")
+        if np.any(row[~info.legal[i]] > 0):
+            raise ValueError(f"{name} at {s!r} puts mass on an illegal action; legal action ids are {np.flatnonzero(info.legal[i]).tolist()}.")
+        if abs(row.sum() - 1.0) > NORMALISATION_TOLERANCE:
+            raise ValueError(f"{name} at {s!r} sums to {row.sum():.6g}, not 1.")
+        table[i] = row
+    return table
+
+
+def save_policy(policy: dict, path: "str | Path") -> None:
+    Path(path).write_text(json.dumps(policy, indent=0, sort_keys=True))
+
+
+def load_policy(path: "str | Path", name: str = "continuation") -> dict:
+    """Read a policy JSON file; a missing file is a ValueError naming `name`."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{name} must be 'uniform', 'cfr_plus' or a path to a policy JSON file; {str(path)!r} does not exist.")
+    return json.loads(path.read_text())

@@ -1,0 +1,133 @@
+"""The coupled collector: determinism, exact agreement, and bad input."""
+import numpy as np
+import pytest
+import torch
+
+import oscc_core
+from oscc_core import collect
+from oscc_core.exact import arm_moments
+from oscc_core.policy import uniform_policy
+
+ARMS = ["independent", "root_only", "continuation_only", "full", "policy_namespace"]
+N_MC = 200_000
+Z = 4.0
+
+
+def test_chunked_collection_gives_identical_statistics_and_digest():
+    one = collect("leduc", "", "full", 20_000, seed=5, device="cpu")
+    chunked = collect("leduc", "", "full", 20_000, seed=5, device="cpu", chunk_size=7_777)
+    assert one.stats == chunked.stats
+    assert torch.equal(one.returns, chunked.returns)
+    assert one.digest == chunked.digest
+
+
+def test_a_different_seed_changes_the_digest():
+    a = collect("leduc", "", "full", 2_000, seed=5, device="cpu")
+    b = collect("leduc", "", "full", 2_000, seed=6, device="cpu")
+    assert a.digest != b.digest
+
+
+def _mc_cov_se(returns):
+    r = returns.double().numpy()
+    c = r - r.mean(0)
+    n = len(r)
+    prod = c[:, :, None] * c[:, None, :]
+    return prod.std(0, ddof=1) / np.sqrt(n)
+
+
+@pytest.mark.parametrize("root", ["", "1", "2"])
+@pytest.mark.parametrize("arm", ARMS)
+def test_monte_carlo_moments_match_exact_within_four_standard_errors(root, arm):
+    col = collect("leduc", root, arm, N_MC, seed=13, device="cpu")
+    exact = arm_moments("leduc", root)[arm]
+    s = col.summary()
+    r = col.returns.double().numpy()
+    mean_se = r.std(0, ddof=1) / np.sqrt(len(r))
+    means = np.array([s["branch_means"][a] for a in s["actions"]])
+    assert np.all(np.abs(means - exact.mean) <= Z * mean_se + 1e-9)
+    assert np.all(np.abs(np.array(s["cov"]) - exact.cov) <= Z * _mc_cov_se(col.returns) + 1e-9)
+
+
+def test_full_coupling_lowers_the_contrast_variance_at_the_first_decision():
+    m = arm_moments("leduc", "")
+    assert m["full"].contrast_var() < m["independent"].contrast_var()
+
+
+def test_branch_marginals_do_not_depend_on_the_arm():
+    m = arm_moments("leduc", "")
+    for arm in ARMS:
+        np.testing.assert_allclose(np.diag(m[arm].cov), np.diag(m["independent"].cov), rtol=1e-12)
+        np.testing.assert_allclose(m[arm].mean, m["independent"].mean, rtol=1e-12)
+
+
+def test_summary_contrast_is_first_legal_action_minus_second():
+    col = collect("kuhn", "", "full", 5_000, seed=1, device="cpu")
+    s = col.summary()
+    assert s["actions"] == ["Pass", "Bet"]
+    d = (col.returns[:, 0] - col.returns[:, 1]).double()
+    assert s["contrast_mean"] == pytest.approx(float(d.mean()), abs=1e-12)
+    assert s["contrast_var"] == pytest.approx(float(d.var()), rel=1e-12)
+
+
+def test_budget_sums_rollouts_and_matches_exact():
+    col = collect("leduc", "", "full", 100_000, seed=2, device="cpu", budget=4)
+    exact = arm_moments("leduc", "", budget=4)["full"]
+    s = col.summary()
+    se = s["contrast_var_se"]
+    assert abs(s["contrast_var"] - exact.contrast_var()) <= Z * se
+
+
+def test_tabular_continuation_is_accepted():
+    pol = uniform_policy("leduc")
+    a = collect("leduc", "", "full", 3_000, seed=4, continuation=pol, device="cpu")
+    b = collect("leduc", "", "full", 3_000, seed=4, continuation="uniform", device="cpu")
+    assert a.stats == b.stats
+
+
+def test_counts_separate_logical_keys_from_physical_draws():
+    col = collect("leduc", "", "full", 10_000, seed=3, device="cpu")
+    assert col.logical_keys["root"] == col.physical_draws["root"] == 10_000
+    assert col.logical_keys["hidden"] == 10_000
+    assert col.physical_draws["policy"] > col.logical_keys["policy"]
+    ind = collect("leduc", "", "independent", 10_000, seed=3, device="cpu")
+    assert ind.logical_keys["hidden"] == 20_000
+
+
+@pytest.mark.parametrize("kwargs, word", [
+    (dict(game="chess"), "game"),
+    (dict(arm="half"), "arm"),
+    (dict(root="0"), "root"),
+    (dict(root="1x"), "root"),
+    (dict(root="11"), "root"),
+    (dict(n_groups=0), "n_groups"),
+    (dict(n_groups=-5), "n_groups"),
+])
+def test_bad_arguments_raise_one_sentence_naming_the_parameter(kwargs, word):
+    args = dict(game="leduc", root="", arm="full", n_groups=10, seed=1, device="cpu") | kwargs
+    with pytest.raises(ValueError, match=word):
+        collect(**args)
+
+
+def test_continuation_missing_an_information_state_is_rejected():
+    pol = uniform_policy("leduc")
+    pol.pop(next(iter(pol)))
+    with pytest.raises(ValueError, match="continuation is missing information state"):
+        collect("leduc", "", "full", 10, seed=1, continuation=pol, device="cpu")
+
+
+def test_continuation_that_does_not_sum_to_one_is_rejected():
+    pol = uniform_policy("leduc")
+    key = next(iter(pol))
+    pol[key] = [0.0, 0.7, 0.7]
+    with pytest.raises(ValueError, match="sums to"):
+        collect("leduc", "", "full", 10, seed=1, continuation=pol, device="cpu")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_cuda_without_cuda_is_rejected():
+    with pytest.raises(ValueError, match="device"):
+        collect("leduc", "", "full", 10, seed=1, device="cuda")
+
+
+def test_collect_is_exported_at_top_level():
+    assert oscc_core.collect is collect
