@@ -24,7 +24,7 @@ unit: setup
 
 nbval: setup
 ifneq ($(NOTEBOOKS),)
-	$(PY) -m pytest --nbval $(NOTEBOOKS) --sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+	$(PY) -m pytest --nbval $(NOTEBOOKS) --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 else
 	@echo "no notebooks yet: nbval skipped"
 endif

@@ -1,0 +1,169 @@
+"""The paper's reported numbers and the book's verdict rule.
+
+Paper values live in ``book/paper_claims.yaml`` (the project's own copy of the
+paper's numbers, one entry per place where a number is printed). Notebooks read
+them through :func:`claim` at run time and never type a paper number.
+
+Verdict rule (DESIGN.md section 1), implemented by :func:`verdict`:
+
+* ``"reproduced"``: the paper's value lies in our 95% interval, or, where we
+  have no interval, our estimate is within 5% of the paper's value;
+* ``"partly"``: not reproduced in size, but the direction or ordering agrees;
+* ``"not reproduced"``: otherwise.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPRODUCED = "reproduced"
+PARTLY = "partly"
+NOT_REPRODUCED = "not reproduced"
+VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED)
+
+#: Relative tolerance used when no interval is available.
+RELATIVE_TOLERANCE = 0.05
+
+#: Repository root: the parent of the ``oscc_core`` package directory.
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PATH = REPO_ROOT / "book" / "paper_claims.yaml"
+
+
+@lru_cache(maxsize=None)
+def _load(path: str) -> dict[str, dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        entries = yaml.safe_load(fh)
+    if not isinstance(entries, list):
+        raise ValueError(f"{path} must hold a YAML list of claim entries.")
+    out: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        cid = entry["id"]
+        if cid in out:
+            raise ValueError(f"Claim id {cid!r} appears twice in {path}.")
+        out[cid] = entry
+    return out
+
+
+def load_claims(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """Return every claim entry keyed by its id.
+
+    ``path`` defaults to ``book/paper_claims.yaml`` under the repository root.
+    Each entry is a dict with ``id, source, section, game, row, column, value,
+    unit, kind, note`` and optionally ``same_as``. The result is cached; treat
+    it as read-only (a shallow copy of the mapping is returned).
+    """
+    p = Path(path) if path is not None else DEFAULT_PATH
+    return dict(_load(str(p.resolve())))
+
+
+def claim(claim_id: str, path: str | Path | None = None) -> Any:
+    """Return the paper's value for ``claim_id`` (a number, [low, high] or a string)."""
+    claims = load_claims(path)
+    if claim_id not in claims:
+        raise KeyError(f"No paper claim has the id {claim_id!r}; see book/paper_claims.yaml.")
+    return claims[claim_id]["value"]
+
+
+def claim_entry(claim_id: str, path: str | Path | None = None) -> dict[str, Any]:
+    """Return the whole entry (value, unit, source, row, column, note) for ``claim_id``."""
+    claims = load_claims(path)
+    if claim_id not in claims:
+        raise KeyError(f"No paper claim has the id {claim_id!r}; see book/paper_claims.yaml.")
+    return dict(claims[claim_id])
+
+
+def _finite(x: Any, name: str) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, got {x!r}.") from None
+    return v
+
+
+def verdict(
+    paper_value: float,
+    estimate: float | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    direction_agrees: bool | None = None,
+) -> str:
+    """Classify one reproduced quantity against the paper's value.
+
+    Parameters
+    ----------
+    paper_value:
+        The number the paper reports (read it with :func:`claim`).
+    estimate:
+        Our point estimate (or exact value). Required when no interval is given.
+    low, high:
+        Our 95% interval. Give both or neither.
+    direction_agrees:
+        Whether the direction or ordering the paper claims (e.g. "coupled
+        variance below independent", "arm A ranks before arm B") holds in our
+        result. ``None`` means not assessed, which counts as not agreeing.
+
+    Returns
+    -------
+    str
+        ``"reproduced"`` when ``low <= paper_value <= high`` or, without an
+        interval, when ``|estimate - paper_value| <= 0.05 * |paper_value|``;
+        otherwise ``"partly"`` when ``direction_agrees`` is true; otherwise
+        ``"not reproduced"``. A NaN estimate or bound never reproduces.
+    """
+    p = _finite(paper_value, "paper_value")
+    if (low is None) != (high is None):
+        raise ValueError("Give both ends of the 95% interval (low and high) or neither.")
+    if low is not None:
+        lo, hi = _finite(low, "low"), _finite(high, "high")
+        if lo > hi:
+            raise ValueError(f"The interval is reversed: low={lo} > high={hi}.")
+        ok = lo <= p <= hi  # False when any side is NaN
+    else:
+        if estimate is None:
+            raise ValueError("Give an estimate or a 95% interval.")
+        e = _finite(estimate, "estimate")
+        ok = (not math.isnan(e)) and abs(e - p) <= RELATIVE_TOLERANCE * abs(p)
+    if ok:
+        return REPRODUCED
+    if direction_agrees:
+        return PARTLY
+    return NOT_REPRODUCED
+
+
+# --- Sphinx role: {claim}`id` prints the paper's value in the book's prose --
+
+def format_value(value: Any) -> str:
+    """Format a claim value as the prose shows it (thousands separators for counts)."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:g}" if value.is_integer() else repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
+    return str(value)
+
+
+def _claim_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{claim}`id``` inserts the paper's value for ``id`` from book/paper_claims.yaml."""
+    from docutils import nodes
+
+    cid = text.strip()
+    try:
+        value = claim(cid)
+    except KeyError as exc:
+        msg = inliner.reporter.error(str(exc.args[0]), line=lineno)
+        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
+    node = nodes.inline(rawtext, format_value(value), classes=["paper-claim"])
+    return [node], []
+
+
+def setup(app):  # pragma: no cover - exercised by the book build
+    """Sphinx extension entry point (listed in _config.yml ``sphinx.extra_extensions``)."""
+    app.add_role("claim", _claim_role)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,207 @@
+"""Tests for the project's copy of the paper's numbers and the verdict rule.
+
+These tests read only book/paper_claims.yaml inside the repository, never
+../shared, so a fresh clone can run them.
+"""
+from decimal import Decimal
+
+import pytest
+
+from oscc_core import claims as C
+
+FIELDS = ("id", "source", "section", "game", "row", "column", "value", "unit", "kind", "note")
+SECTIONS = {"contract", "covariance", "gradient_noise", "selector", "solver", "transfer"}
+KINDS = {"result", "setup", "interval", "check"}
+
+
+@pytest.fixture(scope="module")
+def entries():
+    import yaml
+
+    with open(C.DEFAULT_PATH, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def _decimals(x):
+    exp = Decimal(repr(float(x))).as_tuple().exponent
+    return max(0, -exp)
+
+
+def _as_fraction(value, unit):
+    return value / 100.0 if unit == "percent" else value
+
+
+def _same_printed_value(a, b):
+    """Two printings of one quantity agree: equal after percent->fraction and
+    after rounding the more precise one to the coarser printed precision."""
+    va, vb = a["value"], b["value"]
+    if not all(isinstance(v, (int, float)) for v in (va, vb)):
+        return va == vb
+    va, vb = _as_fraction(va, a["unit"]), _as_fraction(vb, b["unit"])
+    digits = min(_decimals(va), _decimals(vb))
+    return round(va, digits) == round(vb, digits)
+
+
+# --- the claims file -------------------------------------------------------
+
+def test_claims_file_lives_in_the_repository():
+    assert C.DEFAULT_PATH.is_file()
+    assert C.DEFAULT_PATH.parent.parent == C.REPO_ROOT
+
+
+def test_ids_are_unique(entries):
+    ids = [e["id"] for e in entries]
+    assert len(ids) == len(set(ids))
+
+
+def test_every_entry_has_all_fields(entries):
+    missing = [(e.get("id"), f) for e in entries for f in FIELDS if f not in e]
+    assert not missing
+
+
+def test_sections_and_kinds_are_known(entries):
+    assert {e["section"] for e in entries} <= SECTIONS
+    assert {e["kind"] for e in entries} <= KINDS
+
+
+def test_every_same_as_points_to_an_existing_id(entries):
+    ids = {e["id"] for e in entries}
+    dangling = [e["id"] for e in entries if "same_as" in e and e["same_as"] not in ids]
+    assert not dangling
+
+
+def test_every_same_as_has_the_same_value(entries):
+    by_id = {e["id"]: e for e in entries}
+    differ = [
+        (e["id"], e["value"], e["same_as"], by_id[e["same_as"]]["value"])
+        for e in entries
+        if "same_as" in e and not _same_printed_value(e, by_id[e["same_as"]])
+    ]
+    assert not differ
+
+
+def test_same_as_chains_end_without_a_cycle(entries):
+    by_id = {e["id"]: e for e in entries}
+    for e in entries:
+        seen = {e["id"]}
+        cur = e
+        while "same_as" in cur:
+            cur = by_id[cur["same_as"]]
+            assert cur["id"] not in seen, f"same_as cycle through {e['id']}"
+            seen.add(cur["id"])
+
+
+def test_intervals_are_ordered_pairs(entries):
+    pairs = [e["value"] for e in entries if isinstance(e["value"], list)]
+    assert pairs
+    assert all(len(v) == 2 and v[0] <= v[1] for v in pairs)
+
+
+def test_load_claims_returns_dict_by_id(entries):
+    loaded = C.load_claims()
+    assert len(loaded) == len(entries)
+    first = entries[0]
+    assert loaded[first["id"]]["value"] == first["value"]
+
+
+def test_claim_returns_the_value(entries):
+    some = entries[len(entries) // 2]
+    assert C.claim(some["id"]) == some["value"]
+
+
+def test_claim_unknown_id_raises_key_error():
+    with pytest.raises(KeyError):
+        C.claim("no.such.claim")
+
+
+def test_load_claims_rejects_duplicate_ids(tmp_path):
+    p = tmp_path / "dup.yaml"
+    p.write_text("- {id: a, value: 1}\n- {id: a, value: 2}\n", encoding="utf-8")
+    with pytest.raises(ValueError):
+        C.load_claims(p)
+
+
+# --- the verdict rule ------------------------------------------------------
+
+def test_verdict_reproduced_when_paper_value_inside_interval():
+    assert C.verdict(41.1, 40.0, low=39.0, high=42.0) == "reproduced"
+
+
+def test_verdict_interval_bounds_are_inclusive():
+    assert C.verdict(2.0, 1.5, low=1.0, high=2.0) == "reproduced"
+
+
+def test_verdict_interval_wins_over_a_close_estimate():
+    # paper value outside the interval: not reproduced even if within 5%
+    assert C.verdict(10.0, 9.9, low=9.8, high=9.95) == "not reproduced"
+
+
+def test_verdict_reproduced_within_five_percent_without_interval():
+    assert C.verdict(100.0, 104.9) == "reproduced"
+
+
+def test_verdict_five_percent_boundary_is_inclusive():
+    assert C.verdict(100.0, 95.0) == "reproduced"
+
+
+def test_verdict_outside_five_percent_is_not_reproduced():
+    assert C.verdict(100.0, 106.0) == "not reproduced"
+
+
+def test_verdict_relative_tolerance_uses_absolute_paper_value():
+    assert C.verdict(-100.0, -104.0) == "reproduced"
+
+
+def test_verdict_partly_when_direction_agrees_but_size_does_not():
+    assert C.verdict(0.44, 0.70, direction_agrees=True) == "partly"
+
+
+def test_verdict_partly_with_interval_and_direction():
+    assert C.verdict(18.1, 25.0, low=24.0, high=26.0, direction_agrees=True) == "partly"
+
+
+def test_verdict_not_reproduced_when_direction_disagrees():
+    assert C.verdict(0.44, 1.3, direction_agrees=False) == "not reproduced"
+
+
+def test_verdict_unassessed_direction_counts_as_disagreeing():
+    assert C.verdict(0.44, 1.3) == "not reproduced"
+
+
+def test_verdict_reproduced_ignores_direction_flag():
+    assert C.verdict(1.0, 1.01, direction_agrees=False) == "reproduced"
+
+
+def test_verdict_nan_estimate_is_not_reproduced():
+    assert C.verdict(1.0, float("nan")) == "not reproduced"
+
+
+def test_verdict_needs_both_interval_ends():
+    with pytest.raises(ValueError):
+        C.verdict(1.0, 1.0, low=0.5)
+
+
+def test_verdict_rejects_reversed_interval():
+    with pytest.raises(ValueError):
+        C.verdict(1.0, 1.0, low=2.0, high=0.5)
+
+
+def test_verdict_needs_an_estimate_or_an_interval():
+    with pytest.raises(ValueError):
+        C.verdict(1.0)
+
+
+def test_verdict_returns_one_of_three_labels():
+    assert C.VERDICTS == ("reproduced", "partly", "not reproduced")
+
+
+def test_format_value_puts_thousands_separators_in_counts():
+    assert C.format_value(100000) == "100,000"
+
+
+def test_format_value_keeps_printed_decimals_of_floats():
+    assert C.format_value(41.1158) == "41.1158"
+
+
+def test_format_value_writes_intervals_as_pairs():
+    assert C.format_value([0.0071, 0.0342]) == "[0.0071, 0.0342]"
