@@ -24,7 +24,7 @@ import torch
 MASK64 = (1 << 64) - 1
 _MIX_1 = 0xFF51AFD7ED558CCD       # murmur3 fmix64 multipliers
 _MIX_2 = 0xC4CEB9FE1A85EC53
-_COUNTER_SALT = 0x9E3779B97F4A7C15
+_GAMMA = 0x9E3779B97F4A7C15        # SplitMix64's odd increment (golden ratio)
 _MANTISSA_SCALE = 2.0 ** -53       # a 53-bit integer times this is an exact float64 in [0, 1)
 
 
@@ -51,7 +51,7 @@ def mix64_reference(x: int) -> int:
 
 def uniform_reference(key: int, counter: int) -> float:
     """Reference draw in [0, 1) for one (key, counter) pair."""
-    x = mix64_reference((key & MASK64) ^ mix64_reference((counter + _COUNTER_SALT) & MASK64))
+    x = mix64_reference((key + _GAMMA * (counter + 1)) & MASK64)
     return (x >> 11) * _MANTISSA_SCALE
 
 
@@ -64,17 +64,21 @@ def _shr(x: torch.Tensor, s: int) -> torch.Tensor:
 def mix64(x: torch.Tensor) -> torch.Tensor:
     """murmur3's fmix64 finaliser on int64 tensors (wrapping arithmetic)."""
     x = x ^ _shr(x, 33)
-    x = x * _signed(_MIX_1)
-    x = x ^ _shr(x, 33)
-    x = x * _signed(_MIX_2)
+    x *= _signed(_MIX_1)
+    x ^= _shr(x, 33)
+    x *= _signed(_MIX_2)
     return x ^ _shr(x, 33)
 
 
 def uniform(key: torch.Tensor, counter: torch.Tensor | int) -> torch.Tensor:
-    """Uniform draws in [0, 1) as float64, one per broadcast (key, counter) pair."""
+    """Uniform draws in [0, 1) as float64, one per broadcast (key, counter) pair.
+
+    SplitMix64's output function applied to the state key + GAMMA*(counter+1):
+    the key is already a well-mixed hash, so one finaliser per draw suffices.
+    """
     key = torch.as_tensor(key, dtype=torch.int64)
     counter = torch.as_tensor(counter, dtype=torch.int64, device=key.device)
-    x = mix64(key ^ mix64(counter + _signed(_COUNTER_SALT)))
+    x = mix64(key + (counter + 1) * _signed(_GAMMA))
     return _shr(x, 11).to(torch.float64) * _MANTISSA_SCALE
 
 

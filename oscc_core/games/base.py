@@ -72,8 +72,12 @@ class Game:
         lib = torch if isinstance(node, torch.Tensor) else np
         tables = self.tables(node.device) if lib is torch else None
         contributions = tables["contributions"] if lib is torch else tree.contributions
-        folder = tables["folder"][node] if lib is torch else tree.folder[node]
-        c0, c1 = contributions[node, 0], contributions[node, 1]
+        if lib is torch:
+            folder = tables["folder"].index_select(0, node)
+            c0 = contributions[:, 0].index_select(0, node)
+            c1 = contributions[:, 1].index_select(0, node)
+        else:
+            folder, c0, c1 = tree.folder[node], contributions[node, 0], contributions[node, 1]
         s0, s1 = self.hand_strength(card0, public_card), self.hand_strength(card1, public_card)
         showdown = lib.sign(s0 - s1) * c0  # contributions are equal at a showdown
         return lib.where(folder == 0, -c0, lib.where(folder == 1, c1, showdown))
