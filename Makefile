@@ -43,6 +43,7 @@ book: notebooks
 
 benchmark: setup
 	$(PY) benchmarks/bench_collect.py
+	$(PY) benchmarks/bench_solver.py
 
 clean:
 	rm -rf _build .pytest_cache
