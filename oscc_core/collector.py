@@ -163,8 +163,7 @@ def _validate(game, root, arm, n_groups, seed, continuation, device, budget, chu
 
 def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="uniform", device: str = "auto",
             *, budget: int = 1, chunk_size: int = DEFAULT_CHUNK, split: str = "audit",
-            keep_returns: bool = True, progress: bool = False, chance_map=None,
-            compiled: bool = False) -> Collection:
+            keep_returns: bool = True, progress: bool = False, chance_map=None) -> Collection:
     """Collect `n_groups` comparison groups of every legal root action.
 
     game          "kuhn" or "leduc"
@@ -176,8 +175,6 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
     budget        continuation rollouts per branch, summed into the branch return
     chunk_size    groups per batch (memory only: results are identical for any value)
     split         stream namespace of the run ("audit", "train", "validation", "test", "calibration")
-    compiled      fuse each rollout step with torch.compile (identical results; pays a one-off
-                  compile of tens of seconds, worth it from about a million groups)
 
     Returns are the acting player's utility in integer chips.  Every argument
     is checked before any compute; bad values raise ValueError.
@@ -198,7 +195,7 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
     for start in tqdm(starts, disable=not progress, desc=f"{arm_obj.name}", unit="chunk"):
         groups = torch.arange(start, min(start + chunk_size, n_groups), dtype=torch.int64, device=dev)
         streams = Streams(int(seed), rng.SPLITS[split], groups, arm_obj, len(root_obj.actions), budget)
-        chunk = _collect_chunk(game, root_obj, streams, event, cdf, last_action, chance_map, compiled)
+        chunk = _collect_chunk(game, root_obj, streams, event, cdf, last_action, chance_map)
         acc.add(chunk)
         kept = ("returns", "codes", "own_card", "public_card") if keep_returns else ("codes",)
         parts.append({k: chunk[k] for k in kept})
@@ -227,8 +224,7 @@ def _draw_root(root: Root, streams: Streams, dev) -> tuple[torch.Tensor, torch.T
     return own, public, draw_index(hid, rng.uniform(hidden_key, 0))
 
 
-def _collect_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, last_action, chance_map,
-                   compiled: bool) -> dict:
+def _collect_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, last_action, chance_map) -> dict:
     dev = streams.groups.device
     g, b, k = streams.lane_shape()
     own, public, opp = _draw_root(root, streams, dev)
@@ -238,8 +234,7 @@ def _collect_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, la
     start = game.tables(dev)["child"][root.node, torch.tensor(root.actions, device=dev)]
     node = start.view(1, b, 1).expand(g, b, k).reshape(-1).clone()
     pub_l = public.view(g, 1, 1).expand(g, b, k).reshape(-1).clone()
-    lanes = play(game, node, cards, pub_l, streams.policy(), streams.chance(event), cdf, last_action, chance_map,
-                 compiled=compiled)
+    lanes = play(game, node, cards, pub_l, streams.policy(), streams.chance(event), cdf, last_action, chance_map)
     sign = 1 if root.player == 0 else -1
     returns = (sign * lanes.utility_p0).view(g, b, k).sum(2)
     codes = torch.zeros(g, dtype=torch.int8, device=dev)

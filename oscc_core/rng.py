@@ -26,6 +26,7 @@ _MIX_1 = 0xFF51AFD7ED558CCD       # murmur3 fmix64 multipliers
 _MIX_2 = 0xC4CEB9FE1A85EC53
 _GAMMA = 0x9E3779B97F4A7C15        # SplitMix64's odd increment (golden ratio)
 _MANTISSA_SCALE = 2.0 ** -53       # a 53-bit integer times this is an exact float64 in [0, 1)
+DRAW_SCALE = 2 ** 53               # draws are m / DRAW_SCALE for a 53-bit integer m
 
 
 def _signed(x: int) -> int:
@@ -76,10 +77,14 @@ def uniform(key: torch.Tensor, counter: torch.Tensor | int) -> torch.Tensor:
     SplitMix64's output function applied to the state key + GAMMA*(counter+1):
     the key is already a well-mixed hash, so one finaliser per draw suffices.
     """
+    return uniform_bits(key, counter).to(torch.float64) * _MANTISSA_SCALE
+
+
+def uniform_bits(key: torch.Tensor, counter: torch.Tensor | int) -> torch.Tensor:
+    """The 53-bit integers m behind `uniform` (uniform = m / 2**53), as int64."""
     key = torch.as_tensor(key, dtype=torch.int64)
     counter = torch.as_tensor(counter, dtype=torch.int64, device=key.device)
-    x = mix64(key + (counter + 1) * _signed(_GAMMA))
-    return _shr(x, 11).to(torch.float64) * _MANTISSA_SCALE
+    return _shr(mix64(key + (counter + 1) * _signed(_GAMMA)), 11)
 
 
 # ----- namespaces and key derivation --------------------------------------

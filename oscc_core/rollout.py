@@ -43,16 +43,21 @@ class Lanes:
 
 
 def policy_cdf(table: np.ndarray, device) -> tuple[torch.Tensor, torch.Tensor]:
-    """Cumulative probabilities per information state and the last action with mass."""
-    cdf = torch.as_tensor(np.cumsum(table, axis=1), device=device)
+    """Integer action thresholds per information state and the last action with mass.
+
+    A draw u = m / 2**53 picks the first action whose cumulative probability
+    exceeds u.  Since cdf <= m / 2**53 exactly when ceil(cdf * 2**53) <= m,
+    rollouts compare the 53-bit integer m against these thresholds and never
+    convert draws to floating point.
+    """
+    cdf = torch.as_tensor(np.ceil(np.cumsum(table, axis=1) * rng.DRAW_SCALE).astype(np.int64), device=device)
     last = torch.as_tensor(np.array([np.flatnonzero(r > 0).max() for r in table]), device=device)
     return cdf, last
 
 
 def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tensor,
          policy_keys: torch.Tensor, chance_keys: torch.Tensor, cdf: torch.Tensor,
-         last_action: torch.Tensor, chance_map=None, trace: list | None = None,
-         compiled: bool = False) -> Lanes:
+         last_action: torch.Tensor, chance_map=None, trace: list | None = None) -> Lanes:
     """Play every lane from `node` to a terminal state.
 
     cards [L, 2] private cards of players 0 and 1; public [L] public card or -1;
@@ -61,8 +66,7 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
     `chance_map(u, lanes)` may transform the shared uniform (selector stress
     maps).  When `trace` is a list, every event is appended to it as
     ("chance", lanes, public card) or ("action", lanes, node, infostate id,
-    action).  `compiled=True` runs each step as one fused torch.compile
-    kernel: identical results, several times faster on large batches.
+    action).
 
     Every step is elementwise (finished lanes stand still); finished lanes
     are compacted away once a quarter of the batch has ended, which only
@@ -76,7 +80,6 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
     chance_seen = torch.zeros_like(counter)
     illegal = torch.zeros(n, dtype=torch.bool, device=node.device)
     c0, c1, public, node = cards[:, 0], cards[:, 1], public.clone(), node.clone()
-    step = _compiled_step() if compiled and trace is None else _step
     has_chance = bool((game.tree.player == CHANCE).any())
     for _ in range(int(game.tree.depth.max()) + 1):
         done = t["player"].index_select(0, node) == TERMINAL
@@ -97,7 +100,7 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
             chance_seen += dealt
             if trace is not None and bool(dealt.any()):
                 trace.append(("chance", lanes[dealt], public[dealt]))
-        node, counter, illegal, info, action, decided = step(
+        node, counter, illegal, info, action, decided = _step(
             node, c0, c1, public, policy_keys, counter, illegal, t["player"], t["info_index"].reshape(-1),
             cdf, last_action, t["legal"], t["child"], game.num_cards)
         if trace is not None and bool(decided.any()):
@@ -140,23 +143,13 @@ def _step(node, c0, c1, public, policy_keys, counter, illegal, player_table, inf
     decided = player >= 0
     own = torch.where(player == 1, c1, c0)
     info = info_flat.index_select(0, (node * num_cards + own) * (num_cards + 1) + public + 1).clamp(min=0)
-    u = rng.uniform(policy_keys, counter)
-    action = (cdf.index_select(0, info) <= u.unsqueeze(1)).sum(1)
+    m = rng.uniform_bits(policy_keys, counter)
+    action = (cdf.index_select(0, info) <= m.unsqueeze(1)).sum(1)
     action = torch.minimum(action, last_action.index_select(0, info))
     cell = node * legal.shape[1] + action
     ok = legal.reshape(-1).index_select(0, cell)
     node = torch.where(decided & ok, child.reshape(-1).index_select(0, cell), node)
     return node, counter + decided, illegal | (decided & ~ok), info, action, decided
-
-
-_COMPILED = {}
-
-
-def _compiled_step():
-    """torch.compile of `_step`, built once per process (integer ops: bit-identical)."""
-    if "step" not in _COMPILED:
-        _COMPILED["step"] = torch.compile(_step, dynamic=True)
-    return _COMPILED["step"]
 
 
 def draw_index(weights: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
