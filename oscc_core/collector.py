@@ -10,7 +10,7 @@ chunking, batch size or device.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -48,13 +48,19 @@ class Streams:
     arm: Arm
     num_branches: int
     budget: int
+    branch_ids: torch.Tensor | None = None   # [B] branch field of each column (default 0..B-1)
+
+    def branches(self) -> torch.Tensor:
+        if self.branch_ids is None:
+            return torch.arange(self.num_branches, device=self.groups.device)
+        return self.branch_ids.to(self.groups.device)
 
     def lane_shape(self) -> tuple[int, int, int]:
         return (len(self.groups), self.num_branches, self.budget)
 
     def _fields(self) -> dict:
         g = self.groups.view(-1, 1, 1)
-        b = torch.arange(self.num_branches, device=g.device).view(1, -1, 1)
+        b = self.branches().view(1, -1, 1)
         k = torch.arange(self.budget, device=g.device).view(1, 1, -1)
         return {"run": self.run, "split": self.split, "group": g, "branch": b, "rollout": k}
 
@@ -65,7 +71,7 @@ class Streams:
         """[G] when the hidden deal is shared, else [G, B]."""
         if self.arm.share_hidden:
             return rng.derive_key("hidden", run=self.run, split=self.split, group=self.groups)
-        b = torch.arange(self.num_branches, device=self.groups.device)
+        b = self.branches()
         return rng.derive_key("hidden", run=self.run, split=self.split, group=self.groups[:, None], branch=b[None, :])
 
     def chance(self, event: int) -> torch.Tensor:
@@ -163,7 +169,8 @@ def _validate(game, root, arm, n_groups, seed, continuation, device, budget, chu
 
 def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="uniform", device: str = "auto",
             *, budget: int = 1, chunk_size: int = DEFAULT_CHUNK, split: str = "audit",
-            keep_returns: bool = True, progress: bool = False, chance_map=None) -> Collection:
+            keep_returns: bool = True, progress: bool = False, chance_map=None,
+            branch_order=None, trace: list | None = None, violation=None) -> Collection:
     """Collect `n_groups` comparison groups of every legal root action.
 
     game          "kuhn" or "leduc"
@@ -175,6 +182,13 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
     budget        continuation rollouts per branch, summed into the branch return
     chunk_size    groups per batch (memory only: results are identical for any value)
     split         stream namespace of the run ("audit", "train", "validation", "test", "calibration")
+    branch_order  optional permutation of the legal root actions (by position): column j of the
+                  returns is then action root.actions[branch_order[j]], and every stream keeps the
+                  branch field of its action, so reordering only permutes the columns (branch swap)
+    trace         optional list: each chunk appends a dict with its lanes' deal, stream keys and the
+                  ordered events of `rollout.play` (for the audit in `oscc_core.audit`)
+    violation     None, or a deliberate break of the contract from `oscc_core.violations` (the
+                  audit's controls only; never used by an estimate)
 
     Returns are the acting player's utility in integer chips.  Every argument
     is checked before any compute; bad values raise ValueError.
@@ -189,13 +203,24 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
     params = {"game": game.name, "root": root, "arm": arm_obj.name, "n_groups": int(n_groups), "seed": int(seed),
               "continuation": continuation if isinstance(continuation, str) else "tabular:" + digest(continuation),
               "budget": int(budget), "split": split}
+    order = None
+    if branch_order is not None:
+        order = [int(i) for i in branch_order]
+        if sorted(order) != list(range(len(root_obj.actions))):
+            raise ValueError(f"branch_order must be a permutation of 0..{len(root_obj.actions) - 1}, "
+                             f"got {branch_order!r}.")
+        root_obj = replace(root_obj, actions=tuple(root_obj.actions[i] for i in order))
+        params["branch_order"] = order
+    if violation is not None:
+        params["violation"] = violation.name
     acc = _Accumulator(len(root_obj.actions))
     parts = []
     starts = range(0, n_groups, chunk_size)
     for start in tqdm(starts, disable=not progress, desc=f"{arm_obj.name}", unit="chunk"):
         groups = torch.arange(start, min(start + chunk_size, n_groups), dtype=torch.int64, device=dev)
-        streams = Streams(int(seed), rng.SPLITS[split], groups, arm_obj, len(root_obj.actions), budget)
-        chunk = _collect_chunk(game, root_obj, streams, event, cdf, last_action, chance_map)
+        streams = Streams(int(seed), rng.SPLITS[split], groups, arm_obj, len(root_obj.actions), budget,
+                          None if order is None else torch.tensor(order, dtype=torch.int64))
+        chunk = _collect_chunk(game, root_obj, streams, event, cdf, last_action, chance_map, trace, violation)
         acc.add(chunk)
         kept = ("returns", "codes", "own_card", "public_card") if keep_returns else ("codes",)
         parts.append({k: chunk[k] for k in kept})
@@ -224,17 +249,27 @@ def _draw_root(root: Root, streams: Streams, dev) -> tuple[torch.Tensor, torch.T
     return own, public, draw_index(hid, rng.uniform(hidden_key, 0))
 
 
-def _collect_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, last_action, chance_map) -> dict:
+def _collect_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, last_action, chance_map,
+                   trace=None, violation=None) -> dict:
     dev = streams.groups.device
     g, b, k = streams.lane_shape()
     own, public, opp = _draw_root(root, streams, dev)
     opp = opp.view(g, -1, 1).expand(g, b, k).reshape(-1)
     own_l = own.view(g, 1, 1).expand(g, b, k).reshape(-1)
+    pub_l = public.view(g, 1, 1).expand(g, b, k).reshape(-1).clone()
+    if violation is not None:
+        own_l = violation.root_cards(own_l, opp, pub_l, streams)
     cards = torch.stack([own_l, opp] if root.player == 0 else [opp, own_l], dim=1)
     start = game.tables(dev)["child"][root.node, torch.tensor(root.actions, device=dev)]
     node = start.view(1, b, 1).expand(g, b, k).reshape(-1).clone()
-    pub_l = public.view(g, 1, 1).expand(g, b, k).reshape(-1).clone()
-    lanes = play(game, node, cards, pub_l, streams.policy(), streams.chance(event), cdf, last_action, chance_map)
+    policy_keys = streams.policy() if violation is None else violation.policy_keys(streams)
+    chance_keys = streams.chance(event) if violation is None else violation.chance_keys(streams, event)
+    events = None if trace is None else []
+    if trace is not None:
+        trace.append({"groups": streams.groups, "shape": (g, b, k), "player": root.player, "node": node.clone(),
+                      "cards": cards, "public": pub_l.clone(), "branch": streams.branches(),
+                      "policy_keys": policy_keys, "chance_keys": chance_keys, "events": events})
+    lanes = play(game, node, cards, pub_l, policy_keys, chance_keys, cdf, last_action, chance_map, events, violation)
     sign = 1 if root.player == 0 else -1
     returns = (sign * lanes.utility_p0).view(g, b, k).sum(2)
     codes = torch.zeros(g, dtype=torch.int8, device=dev)

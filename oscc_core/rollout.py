@@ -57,7 +57,7 @@ def policy_cdf(table: np.ndarray, device) -> tuple[torch.Tensor, torch.Tensor]:
 
 def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tensor,
          policy_keys: torch.Tensor, chance_keys: torch.Tensor, cdf: torch.Tensor,
-         last_action: torch.Tensor, chance_map=None, trace: list | None = None) -> Lanes:
+         last_action: torch.Tensor, chance_map=None, trace: list | None = None, tamper=None) -> Lanes:
     """Play every lane from `node` to a terminal state.
 
     cards [L, 2] private cards of players 0 and 1; public [L] public card or -1;
@@ -66,7 +66,14 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
     `chance_map(u, lanes)` may transform the shared uniform (selector stress
     maps).  When `trace` is a list, every event is appended to it as
     ("chance", lanes, public card) or ("action", lanes, node, infostate id,
-    action).
+    action, policy counter used, policy key used); chance records then also
+    carry the (key, counter) address of the uniform they consumed.
+
+    `tamper` (None in every admissible run) is a deliberate break of the
+    contract used only by the audit's violation controls and failure-ledger
+    examples (`oscc_core.violations`): it may rewrite the policy-draw
+    address, the chance-draw address or the drawn action, and may cut play
+    short.  With `tamper=None` nothing here changes.
 
     Every step is elementwise (finished lanes stand still); finished lanes
     are compacted away once a quarter of the batch has ended, which only
@@ -81,7 +88,10 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
     illegal = torch.zeros(n, dtype=torch.bool, device=node.device)
     c0, c1, public, node = cards[:, 0], cards[:, 1], public.clone(), node.clone()
     has_chance = bool((game.tree.player == CHANCE).any())
-    for _ in range(int(game.tree.depth.max()) + 1):
+    steps = int(game.tree.depth.max()) + 1
+    if tamper is not None and tamper.max_steps is not None:
+        steps = min(steps, tamper.max_steps)
+    for _ in range(steps):
         done = t["player"].index_select(0, node) == TERMINAL
         finished = int(done.sum())
         if finished and finished >= COMPACT_FRACTION * len(node):   # drop finished lanes once enough have ended
@@ -95,16 +105,17 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
         if len(node) == 0:
             return out
         if has_chance:
-            node, public, dealt = _deal_public(t, node, c0, c1, public, chance_keys, chance_map, lanes,
-                                               game.num_cards)
+            node, public, dealt, address = _deal_public(t, node, c0, c1, public, chance_keys, chance_map, lanes,
+                                                        game.num_cards, counter, tamper)
             chance_seen += dealt
             if trace is not None and bool(dealt.any()):
-                trace.append(("chance", lanes[dealt], public[dealt]))
-        node, counter, illegal, info, action, decided = _step(
+                trace.append(("chance", lanes[dealt], public[dealt], address[0][dealt], address[1][dealt]))
+        node, counter, illegal, info, action, decided, used = _step(
             node, c0, c1, public, policy_keys, counter, illegal, t["player"], t["info_index"].reshape(-1),
-            cdf, last_action, t["legal"], t["child"], game.num_cards)
+            cdf, last_action, t["legal"], t["child"], game.num_cards, tamper)
         if trace is not None and bool(decided.any()):
-            trace.append(("action", lanes[decided], None, info[decided], action[decided]))
+            trace.append(("action", lanes[decided], None, info[decided], action[decided], used[1][decided],
+                          used[0][decided]))
     done = t["player"][node] == TERMINAL
     _write(out, lanes, torch.where(done, game.utility_p0(node, c0, c1, public), 0), counter, chance_seen,
            illegal, ~done)
@@ -119,12 +130,21 @@ def _write(out: Lanes, lanes, utility, counter, chance_seen, illegal, unfinished
     out.unfinished[lanes] = unfinished
 
 
-def _deal_public(t, node, c0, c1, public, chance_keys, chance_map, lanes, num_cards):
-    """Lanes at a chance node draw the public card: remaining cards (by id) [floor(U * n)]."""
+def _deal_public(t, node, c0, c1, public, chance_keys, chance_map, lanes, num_cards, counter=None, tamper=None):
+    """Lanes at a chance node draw the public card: remaining cards (by id) [floor(U * n)].
+
+    Also returns the (key, counter) address of each lane's chance uniform:
+    the semantic event key at counter 0, unless a violation control tampers
+    with it.
+    """
     at_chance = t["player"].index_select(0, node) == CHANCE
     if not bool(at_chance.any()):
-        return node, public, at_chance
-    u = rng.uniform(chance_keys, 0)
+        return node, public, at_chance, (chance_keys, torch.zeros_like(chance_keys))
+    if tamper is None:
+        address = (chance_keys, torch.zeros_like(chance_keys))
+    else:
+        address = tamper.chance_address(chance_keys, counter)
+    u = rng.uniform(*address)
     if chance_map is not None:
         u = chance_map(u, lanes)
     k = (u * (num_cards - 2)).to(torch.int64)          # index among the remaining cards
@@ -133,23 +153,32 @@ def _deal_public(t, node, c0, c1, public, chance_keys, chance_map, lanes, num_ca
     card = k + (k >= high)
     public = torch.where(at_chance, card, public)
     node = torch.where(at_chance, t["chance_child"].index_select(0, node), node)
-    return node, public, at_chance
+    return node, public, at_chance, address
 
 
 def _step(node, c0, c1, public, policy_keys, counter, illegal, player_table, info_flat, cdf, last_action,
-          legal, child, num_cards: int):
-    """One decision for every lane standing at a decision node (others stand still)."""
+          legal, child, num_cards: int, tamper=None):
+    """One decision for every lane standing at a decision node (others stand still).
+
+    Also returns the (key, counter) address of each lane's policy draw.
+    """
     player = player_table.index_select(0, node)
     decided = player >= 0
     own = torch.where(player == 1, c1, c0)
     info = info_flat.index_select(0, (node * num_cards + own) * (num_cards + 1) + public + 1).clamp(min=0)
-    m = rng.uniform_bits(policy_keys, counter)
+    if tamper is None:
+        used = (policy_keys, counter)
+    else:
+        used = tamper.policy_address(policy_keys, counter, own, torch.where(player == 1, c0, c1))
+    m = rng.uniform_bits(*used)
     action = (cdf.index_select(0, info) <= m.unsqueeze(1)).sum(1)
     action = torch.minimum(action, last_action.index_select(0, info))
+    if tamper is not None:
+        action = tamper.action(action, info, counter)
     cell = node * legal.shape[1] + action
     ok = legal.reshape(-1).index_select(0, cell)
     node = torch.where(decided & ok, child.reshape(-1).index_select(0, cell), node)
-    return node, counter + decided, illegal | (decided & ~ok), info, action, decided
+    return node, counter + decided, illegal | (decided & ~ok), info, action, decided, used
 
 
 def draw_index(weights: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
