@@ -17,7 +17,7 @@ share, and a budget of K rollouts adds K(K-1) cross-rollout terms.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -64,18 +64,46 @@ def _situation_moments(game: Game, root: Root, table: np.ndarray):
     return np.stack(m, axis=1), np.stack(q, axis=1)
 
 
-def arm_moments(game: "str | Game", root: str, continuation="uniform", budget: int = 1) -> dict[str, Moments]:
+def _restrict(r: Root, m: np.ndarray, q: np.ndarray, where):
+    """Root law conditioned on the situations selected by `where` (see `arm_moments`)."""
+    keep = np.asarray(where(r.situations.copy()), dtype=bool).reshape(-1)
+    if keep.shape != (len(r.situations),):
+        raise ValueError(f"where must return one boolean per root situation ({len(r.situations)}), got {keep.shape}.")
+    if not keep.any():
+        raise ValueError("where selects no root situation with positive probability.")
+    info = [tuple(x) for x in r.situations[:, :2].tolist()]
+    kept_info = {i for i, k in zip(info, keep) if k}
+    if any((i in kept_info) != bool(k) for i, k in zip(info, keep)):
+        raise ValueError("where must select whole information states (own and public card), not single opponent cards.")
+    w = r.weight[keep] / r.weight[keep].sum()
+    r = replace(r, situations=r.situations[keep], weight=w)
+    return r, m[:, keep], q[:, keep], w
+
+
+def arm_moments(game: "str | Game", root: str, continuation="uniform", budget: int = 1,
+                where=None) -> dict[str, Moments]:
     """Exact pooled mean vector and covariance of branch returns for every arm.
 
     `continuation` is "uniform" or a policy dict and also defines the root
     law, as in `collect`; `budget` is the number of continuation rollouts
     summed into each branch return.
+
+    `where` (optional) restricts the root law to a stratum of root
+    situations: a callable taking the situations array [S, 3] (own card,
+    visible public card or -1, opponent card) and returning a boolean mask
+    [S].  The moments are then those of the root law conditioned on the
+    stratum (weights renormalised), e.g. ``where=lambda s: s[:, 0] // 2 == 0``
+    for the roots where the acting player holds a jack.  A stratum must be a
+    union of the acting player's information states (decided by own and
+    public card only), so that the hidden card keeps its posterior.
     """
     game = get_game(game)
     table = resolve_policy(game, continuation)
     r = build_root(game, root, table)
     m, q = _situation_moments(game, r, table)         # [B, S, K]
     w, K = r.weight, budget
+    if where is not None:
+        r, m, q, w = _restrict(r, m, q, where)
     mbar, qbar = m.mean(2), q.mean(2)                  # averages over the bins
     mean = K * (mbar @ w)
     second_diag = (K * qbar + K * (K - 1) * mbar ** 2) @ w

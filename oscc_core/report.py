@@ -56,8 +56,11 @@ def compare(quantity: str, claim_id: str, ours: float, low: float | None = None,
             "verdict": claims.verdict(paper, ours, low, high, direction_agrees), "claim id": claim_id}
 
 
+COLUMN_ORDER = ("quantity", "paper", "paper 95% interval", "ours", "95% interval", "exact", "verdict", "claim id")
+
+
 def comparison_frame(rows: list[dict], digits: int = 4):
-    """A pandas table of `compare` rows, rounded for display."""
+    """A pandas table of comparison rows: floats rounded, counts with separators, known columns first."""
     import pandas as pd
 
     def fmt(x):
@@ -67,6 +70,10 @@ def comparison_frame(rows: list[dict], digits: int = 4):
             return f"[{x[0]:.{digits}f}, {x[1]:.{digits}f}]"
         if isinstance(x, float):
             return f"{x:.{digits}f}"
+        if isinstance(x, int) and not isinstance(x, bool):
+            return f"{x:,}"
         return x
 
-    return pd.DataFrame([{k: fmt(v) for k, v in r.items()} for r in rows])
+    seen = list(dict.fromkeys(k for r in rows for k in r))
+    columns = [c for c in COLUMN_ORDER if c in seen] + [c for c in seen if c not in COLUMN_ORDER]
+    return pd.DataFrame([{c: fmt(r.get(c)) for c in columns} for r in rows])

@@ -1,0 +1,245 @@
+"""Estimator statistics: paired root bootstrap, marginal equivalence, variance identity.
+
+Units: returns are the acting player's utility in chips; means and mean
+differences are in chips, variances and covariances in chips^2, ratios are
+unitless.
+
+The bootstrap resamples *groups* (comparison roots).  Arms collected with the
+same seed draw the same root in group g, so they are paired by group id and
+are resampled jointly: one multiset of group indices per replicate is applied
+to every arm.  Resampling arms separately would throw away the covariance
+between arms that a paired comparison is designed to keep.
+
+Every resampling index comes from the counter-based stream
+``rng.derive_key("bootstrap", run=seed, purpose=..., replicate=r)``, drawn at
+counter i for the i-th index, so the replicates depend only on
+``(seed, purpose, n, replicate)``: never on chunking, device or the order of
+computation.  Bootstrap sums are computed as integer-valued float64 matrix
+products (exact below 2**53), so every statistic is bit-for-bit repeatable.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping, Sequence
+
+import numpy as np
+import torch
+
+from . import rng
+
+#: Default cap on replicate x group elements held in memory at once.
+MAX_ELEMENTS = 1 << 22
+
+
+def purpose_id(purpose: str) -> int:
+    """A stable non-negative 62-bit integer naming a bootstrap purpose (the key's ``purpose`` field)."""
+    if not isinstance(purpose, str) or not purpose:
+        raise ValueError(f"purpose must be a non-empty string, got {purpose!r}.")
+    return int.from_bytes(hashlib.sha256(f"oscc/bootstrap/{purpose}".encode()).digest()[:8], "little") >> 2
+
+
+def resample_indices(n: int, replicates: Sequence[int] | torch.Tensor, seed: int, purpose: str) -> torch.Tensor:
+    """Group indices [R, n] drawn uniformly with replacement from 0..n-1, one row per replicate id.
+
+    Index i of replicate r is ``(top 32 bits of uniform_bits(key_r, i)) * n >> 32``:
+    an integer multiply-shift, so no floating-point rounding enters.
+    """
+    if not 1 <= n < 2 ** 31:
+        raise ValueError(f"the number of groups must be in [1, 2**31), got {n}.")
+    reps = torch.as_tensor(replicates, dtype=torch.int64).reshape(-1)
+    keys = rng.derive_key("bootstrap", run=int(seed), purpose=purpose_id(purpose), replicate=reps)
+    bits = rng.uniform_bits(keys[:, None], torch.arange(n, dtype=torch.int64)[None, :])  # 53-bit
+    return ((bits >> 21) * n) >> 32
+
+
+def resample_counts(n: int, replicates: Sequence[int] | torch.Tensor, seed: int, purpose: str) -> torch.Tensor:
+    """Multiplicity of every group in each replicate, [R, n] int64 (rows sum to n)."""
+    idx = resample_indices(n, replicates, seed, purpose)
+    r = idx.shape[0]
+    flat = idx + torch.arange(r, dtype=torch.int64)[:, None] * n
+    return torch.bincount(flat.reshape(-1), minlength=r * n).view(r, n)
+
+
+def _features(returns: torch.Tensor) -> torch.Tensor:
+    """[n, B + B(B+1)/2] float64: the returns and their pairwise products (upper triangle)."""
+    r = returns.to(torch.int64)
+    b = r.shape[1]
+    cols = [r[:, i] for i in range(b)] + [r[:, i] * r[:, j] for i in range(b) for j in range(i, b)]
+    x = torch.stack(cols, dim=1)
+    if int(x.abs().max()) * r.shape[0] >= 2 ** 53:
+        raise ValueError("returns are too large for exact float64 bootstrap sums.")
+    return x.to(torch.float64)
+
+
+def _moments_from_sums(s1: np.ndarray, s2: np.ndarray, n: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """Means [R, B] and unbiased covariances [R, B, B] from sums [R, B] and upper-triangle products."""
+    mean = s1 / n
+    prod = np.zeros((s1.shape[0], b, b))
+    k = 0
+    for i in range(b):
+        for j in range(i, b):
+            prod[:, i, j] = prod[:, j, i] = s2[:, k]
+            k += 1
+    cov = (prod - np.einsum("ri,rj->rij", s1, s1) / n) / (n - 1)
+    return mean, cov
+
+
+@dataclass(frozen=True)
+class BootstrapMoments:
+    """Per-replicate branch means [R, B] (chips) and covariances [R, B, B] (chips^2), per arm."""
+
+    n: int
+    replicates: int
+    seed: int
+    purpose: str
+    mean: dict[str, np.ndarray]
+    cov: dict[str, np.ndarray]
+
+    def contrast_var(self, arm: str, i: int = 0, j: int = 1) -> np.ndarray:
+        """Var(R_i - R_j) per replicate, chips^2."""
+        c = self.cov[arm]
+        return c[:, i, i] + c[:, j, j] - 2 * c[:, i, j]
+
+    def covariance(self, arm: str, i: int = 0, j: int = 1) -> np.ndarray:
+        """Cov(R_i, R_j) per replicate, chips^2."""
+        return self.cov[arm][:, i, j]
+
+    def variance_ratio(self, numerator: str, denominator: str, i: int = 0, j: int = 1) -> np.ndarray:
+        """Contrast-variance ratio numerator / denominator per replicate (unitless)."""
+        return self.contrast_var(numerator, i, j) / self.contrast_var(denominator, i, j)
+
+    def mean_difference(self, arm: str, reference: str, branch: int) -> np.ndarray:
+        """Branch-mean difference arm minus reference per replicate, chips."""
+        return self.mean[arm][:, branch] - self.mean[reference][:, branch]
+
+
+def paired_bootstrap(returns: Mapping[str, torch.Tensor], n_bootstrap: int, seed: int, purpose: str,
+                     max_elements: int = MAX_ELEMENTS) -> BootstrapMoments:
+    """Paired root bootstrap of branch means and covariances for several arms.
+
+    returns       arm -> [n, B] integer returns (chips), row g of every arm = the same root group
+    n_bootstrap   number of replicates
+    seed, purpose name the bootstrap stream; the same values give the same replicates
+
+    All arms are resampled with the same group multiset in each replicate.
+    Replicates are processed in chunks of at most ``max_elements`` indices;
+    the result does not depend on the chunk size.
+    """
+    if not returns:
+        raise ValueError("give the returns of at least one arm.")
+    shapes = {tuple(r.shape[:1]) for r in returns.values()}
+    if len(shapes) != 1:
+        raise ValueError(f"paired arms must have the same number of groups, got {sorted(shapes)}.")
+    n = int(next(iter(returns.values())).shape[0])
+    if n < 2:
+        raise ValueError("the bootstrap needs at least two groups.")
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 1:
+        raise ValueError(f"n_bootstrap must be an integer >= 1, got {n_bootstrap!r}.")
+    names = list(returns)
+    feats = [_features(returns[a].cpu()) for a in names]
+    widths = [f.shape[1] for f in feats]
+    branches = [int(returns[a].shape[1]) for a in names]
+    x = torch.cat(feats, dim=1)
+    step = max(1, max_elements // n)
+    sums = []
+    for start in range(0, n_bootstrap, step):
+        reps = torch.arange(start, min(start + step, n_bootstrap), dtype=torch.int64)
+        w = resample_counts(n, reps, seed, purpose).to(torch.float64)
+        sums.append((w @ x).numpy())
+    s = np.concatenate(sums, axis=0)
+    means, covs, col = {}, {}, 0
+    for a, width, b in zip(names, widths, branches):
+        block = s[:, col:col + width]
+        means[a], covs[a] = _moments_from_sums(block[:, :b], block[:, b:], n, b)
+        col += width
+    return BootstrapMoments(n=n, replicates=n_bootstrap, seed=int(seed), purpose=purpose, mean=means, cov=covs)
+
+
+def percentile_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """Equal-tailed percentile interval of bootstrap replicates (linear interpolation)."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}.")
+    v = np.asarray(values, dtype=np.float64)
+    lo, hi = np.quantile(v, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+
+def bootstrap_se(values: np.ndarray) -> float:
+    """Standard deviation of bootstrap replicates (ddof=1): the bootstrap standard error."""
+    v = np.asarray(values, dtype=np.float64)
+    return float(v.std(ddof=1)) if v.size > 1 else float("nan")
+
+
+def se_mean(variance: float, n: int) -> float:
+    """Standard error of a mean of n independent draws with the given variance (units of the draws)."""
+    return math.sqrt(variance / n)
+
+
+# --- point estimates from exact integer sums --------------------------------
+
+def sample_moments(returns: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """Branch means [B] (chips) and unbiased covariance [B, B] (chips^2) of integer returns [n, B].
+
+    Computed from exact int64 sums with rational arithmetic, then rounded once
+    to float64, so the values do not depend on summation order.
+    """
+    r = returns.to(torch.int64).cpu()
+    n, b = r.shape
+    if n < 2:
+        raise ValueError("moments need at least two groups.")
+    s1 = [int(v) for v in r.sum(0)]
+    mean = np.array([float(Fraction(s, n)) for s in s1])
+    cov = np.zeros((b, b))
+    for i in range(b):
+        for j in range(i, b):
+            s2 = int((r[:, i] * r[:, j]).sum())
+            cov[i, j] = cov[j, i] = float(Fraction(n * s2 - s1[i] * s1[j], n * (n - 1)))
+    return mean, cov
+
+
+def contrast_var(cov: np.ndarray, i: int = 0, j: int = 1) -> float:
+    """Var(R_i - R_j) = Var R_i + Var R_j - 2 Cov(R_i, R_j) from a covariance matrix, chips^2."""
+    c = np.asarray(cov, dtype=np.float64)
+    return float(c[i, i] + c[j, j] - 2 * c[i, j])
+
+
+def variance_identity(summary: dict, i: int = 0, j: int = 1) -> dict:
+    """Check Var(R_i - R_j) = Var R_i + Var R_j - 2 Cov(R_i, R_j) on a collection summary.
+
+    The left side comes from the sums of the contrast D = R_i - R_j and its
+    powers; the right side from the branch sums and cross-products.  Both are
+    exact rationals rounded to float64, so the residual (chips^2) measures
+    only floating-point rounding of the right side's combination.
+    """
+    key = f"{min(i, j)}-{max(i, j)}"
+    lhs = summary["pairwise_contrasts"][key]["contrast_var"]
+    c = summary["cov"]
+    rhs = c[i][i] + c[j][j] - 2 * c[i][j]
+    return {"contrast_var": lhs, "var_i": c[i][i], "var_j": c[j][j], "cov_ij": c[i][j],
+            "identity_rhs": rhs, "residual": lhs - rhs}
+
+
+# --- marginal equivalence -----------------------------------------------------
+
+def equivalence_test(difference: float, replicates: np.ndarray, margin: float, alpha: float = 0.05) -> dict:
+    """Two one-sided tests (TOST) of |difference| < margin from paired bootstrap replicates.
+
+    difference   point estimate of a mean difference (chips), e.g. full minus independent
+    replicates   its paired bootstrap replicates
+    margin       equivalence margin epsilon (chips)
+    alpha        size of each one-sided test; equivalence is declared when the
+                 (1 - 2 alpha) percentile interval lies inside (-margin, margin)
+
+    Returns the difference, the (1 - 2 alpha) interval used for the decision,
+    the 95% interval, the bootstrap SE and the decision.
+    """
+    if not margin > 0:
+        raise ValueError(f"margin must be positive, got {margin!r}.")
+    lo, hi = percentile_interval(replicates, 1 - 2 * alpha)
+    lo95, hi95 = percentile_interval(replicates, 0.95)
+    return {"difference": float(difference), "tost_level": 1 - 2 * alpha, "tost_low": lo, "tost_high": hi,
+            "ci95_low": lo95, "ci95_high": hi95, "se": bootstrap_se(replicates), "margin": float(margin),
+            "equivalent": bool(-margin < lo and hi < margin)}
