@@ -1,0 +1,51 @@
+"""notebooks/03_gradient_noise.ipynb: bad parameters stop it with one sentence; a small run writes its results."""
+import json
+from pathlib import Path
+
+import papermill as pm
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOK = NOTEBOOKS / "03_gradient_noise.ipynb"
+ROW_ARMS = ("independent", "root_only", "continuation_only", "full", "oscc_select")
+SMALL = {"n_groups": 3_000, "calibration_groups": 3_000, "pilot_blocks": 16, "n_bootstrap": 40,
+         "physical_budget": 4_000, "screen_seeds": [13, 17], "screen_iterations": 4, "cfr_iterations": 20,
+         "lag_grid": [0.2], "learning_rate_grid": [0.02]}
+
+
+def _run(tmp_path, **parameters):
+    parameters.setdefault("output_dir", str(tmp_path / "results"))
+    return pm.execute_notebook(str(NOTEBOOK), str(tmp_path / "out.ipynb"), parameters=parameters,
+                               cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3")
+
+
+@pytest.mark.parametrize("parameters, name", [
+    ({"root_policy": "greedy"}, "root_policy"),
+    ({"root_policy": [0.2, 0.3, 0.5]}, "root_policy"),
+    ({"n_groups": -5}, "n_groups"),
+    ({"n_groups": 10}, "n_groups"),
+    ({"lag_grid": []}, "lag_grid"),
+])
+def test_bad_parameter_stops_the_notebook_naming_it(tmp_path, parameters, name):
+    with pytest.raises(pm.PapermillExecutionError) as info:
+        _run(tmp_path, **parameters)
+    assert info.value.ename == "ParameterError"
+    assert name in info.value.evalue
+
+
+def test_small_run_writes_every_arm_and_table(tmp_path):
+    _run(tmp_path, **SMALL)
+    results = json.loads((tmp_path / "results" / "03_gradient_noise.json").read_text())
+    assert set(results["arms"]) == set(ROW_ARMS)
+    assert set(results["physical_cost_frontier"]) == set(ROW_ARMS)
+    for arm in ROW_ARMS:
+        rec = results["arms"][arm]
+        assert rec["groups"] == SMALL["n_groups"]
+        for key in ("noise_trace", "return_ratio", "gradient_ratio", "update_ratio"):
+            assert rec[key]["low"] <= rec[key]["value"] <= rec[key]["high"], (arm, key)
+        assert results["physical_cost_frontier"][arm]["physical_draws"] <= SMALL["physical_budget"]
+    control = results["settings"]["connectivity control"]["arms"]["full"]
+    assert control["clip_fraction"]["value"] == 0
+    assert set(results["tables"]) == {"proposition_3", "noise_transfer", "clipping", "physical_cost_frontier",
+                                      "scalar_screen"}
+    assert results["manifest"]["parameters"]["physical_budget"] == SMALL["physical_budget"]
