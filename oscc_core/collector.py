@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from . import rng
+from . import chance_maps, rng
 from .coupling import Arm, get_arm
 from .device import resolve_device
 from .games import Game, get_game
@@ -97,6 +97,7 @@ class Collection:
     own_card, public_card   [G] the root draw of each group
     stats        exact int64 sufficient statistics of valid groups (Python ints)
     logical_keys, physical_draws   by category: root, hidden, chance, policy
+    group_draws  [G] int64 physical draws consumed by each group, all categories (only with keep_draws=True)
     """
 
     game: str
@@ -113,6 +114,7 @@ class Collection:
     logical_keys: dict
     physical_draws: dict
     failures: dict = field(default_factory=dict)
+    group_draws: torch.Tensor | None = None   # [G] int64 physical draws of each group (keep_draws=True only)
 
     @property
     def digest(self) -> str:
@@ -170,7 +172,8 @@ def _validate(game, root, arm, n_groups, seed, continuation, device, budget, chu
 def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="uniform", device: str = "auto",
             *, budget: int = 1, chunk_size: int = DEFAULT_CHUNK, split: str = "audit",
             keep_returns: bool = True, progress: bool = False, chance_map=None,
-            branch_order=None, trace: list | None = None, violation=None) -> Collection:
+            branch_order=None, trace: list | None = None, violation=None,
+            continuation_map: str = chance_maps.DEFAULT_MAP, keep_draws: bool = False) -> Collection:
     """Collect `n_groups` comparison groups of every legal root action.
 
     game          "kuhn" or "leduc"
@@ -189,12 +192,21 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
                   ordered events of `rollout.play` (for the audit in `oscc_core.audit`)
     violation     None, or a deliberate break of the contract from `oscc_core.violations` (the
                   audit's controls only; never used by an estimate)
+    continuation_map  selector-stress map of the continuation chance uniform (`oscc_core.chance_maps`):
+                  "semantic" (default, the identity: exactly the collection without a map),
+                  "relabelled" (per-branch random relabelling of the card bins: independent cards
+                  even under a shared uniform) or "antithetic" (odd branches use 1 - U); all keep
+                  every branch's marginal law.  Cannot be combined with a custom `chance_map`.
+    keep_draws    also keep each group's physical draw count (`Collection.group_draws`)
 
     Returns are the acting player's utility in integer chips.  Every argument
     is checked before any compute; bad values raise ValueError.
     """
     game, arm_obj, table, root_obj, dev = _validate(game, root, arm, n_groups, seed, continuation,
                                                     device, budget, chunk_size, split)
+    chance_maps.check_map(continuation_map)
+    if continuation_map != chance_maps.DEFAULT_MAP and chance_map is not None:
+        raise ValueError("give either continuation_map or a custom chance_map, not both.")
     cdf, last_action = policy_cdf(table, dev)
     events = chance_event_of_nodes(game)
     if len(set(events.values())) > 1:  # pragma: no cover - both games have at most one event type
@@ -213,6 +225,8 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
         params["branch_order"] = order
     if violation is not None:
         params["violation"] = violation.name
+    if continuation_map != chance_maps.DEFAULT_MAP:      # the default keeps the manifest (and digest) unchanged
+        params["continuation_map"] = continuation_map
     acc = _Accumulator(len(root_obj.actions))
     parts = []
     starts = range(0, n_groups, chunk_size)
@@ -220,9 +234,14 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
         groups = torch.arange(start, min(start + chunk_size, n_groups), dtype=torch.int64, device=dev)
         streams = Streams(int(seed), rng.SPLITS[split], groups, arm_obj, len(root_obj.actions), budget,
                           None if order is None else torch.tensor(order, dtype=torch.int64))
-        chunk = _collect_chunk(game, root_obj, streams, event, cdf, last_action, chance_map, trace, violation)
+        chunk_map = chance_map if continuation_map == chance_maps.DEFAULT_MAP else \
+            chance_maps.make_chance_map(continuation_map, streams, event, game.num_cards - 2)
+        chunk = _collect_chunk(game, root_obj, streams, event, cdf, last_action, chunk_map, trace, violation,
+                               continuation_map)
         acc.add(chunk)
         kept = ("returns", "codes", "own_card", "public_card") if keep_returns else ("codes",)
+        if keep_draws:
+            kept = kept + ("group_draws",)
         parts.append({k: chunk[k] for k in kept})
     cat = {k: torch.cat([p[k] for p in parts]).cpu() for k in parts[0]}
     legal_mask = torch.zeros(game.num_actions, dtype=torch.bool)
@@ -230,7 +249,8 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
     return Collection(game=game.name, root=root, arm=arm_obj.name, actions=root_obj.action_names,
                       parameters=params, returns=cat.get("returns"), legal_mask=legal_mask, codes=cat["codes"],
                       own_card=cat.get("own_card"), public_card=cat.get("public_card"), stats=acc.stats(),
-                      logical_keys=acc.logical, physical_draws=acc.physical, failures=failure_counts(cat["codes"]))
+                      logical_keys=acc.logical, physical_draws=acc.physical, failures=failure_counts(cat["codes"]),
+                      group_draws=cat.get("group_draws"))
 
 
 def _draw_root(root: Root, streams: Streams, dev) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -250,7 +270,7 @@ def _draw_root(root: Root, streams: Streams, dev) -> tuple[torch.Tensor, torch.T
 
 
 def _collect_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, last_action, chance_map,
-                   trace=None, violation=None) -> dict:
+                   trace=None, violation=None, continuation_map: str = chance_maps.DEFAULT_MAP) -> dict:
     dev = streams.groups.device
     g, b, k = streams.lane_shape()
     own, public, opp = _draw_root(root, streams, dev)
@@ -276,12 +296,18 @@ def _collect_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, la
     codes[lanes.unfinished.view(g, -1).any(1)] = CODE_OF["EARLY_END"]
     codes[lanes.illegal.view(g, -1).any(1)] = CODE_OF["ILLEGAL"]
     reached = lanes.chance_draws.view(g, b, k)
-    shared_chance = int((reached.amax(1)).sum()) if streams.arm.share_chance else int(reached.sum())
+    chance_per_group = reached.amax(1).sum(1) if streams.arm.share_chance else reached.sum((1, 2))
+    shared_chance = int(chance_per_group.sum())
+    chance_draws_per_group = chance_per_group
+    if continuation_map == "relabelled":      # each branch that reaches the event draws its permutation
+        chance_draws_per_group = chance_per_group + (game.num_cards - 2) * reached.sum((1, 2))
     used_policy = int((lanes.decisions > 0).sum())
-    return {"returns": returns, "codes": codes, "own_card": own, "public_card": public,
-            "_draws": {"root": g * (2 if root.public_in_root else 1),
-                       "hidden": g if streams.arm.share_hidden else g * b,
-                       "chance": shared_chance, "policy": int(lanes.decisions.sum())},
+    root_draws, hidden_draws = (2 if root.public_in_root else 1), (1 if streams.arm.share_hidden else b)
+    group_draws = root_draws + hidden_draws + chance_draws_per_group + lanes.decisions.view(g, b * k).sum(1)
+    return {"returns": returns, "codes": codes, "own_card": own, "public_card": public, "group_draws": group_draws,
+            "_draws": {"root": g * root_draws,
+                       "hidden": g * hidden_draws,
+                       "chance": int(chance_draws_per_group.sum()), "policy": int(lanes.decisions.sum())},
             "_keys": {"root": g, "hidden": g if streams.arm.share_hidden else g * b,
                       "chance": shared_chance, "policy": used_policy}}
 

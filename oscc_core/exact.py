@@ -14,6 +14,13 @@ second moments of branch b's single-rollout return given (s, k).  Given the
 deal, the branches' policy draws are independent, so cross moments factor
 through m; the arms differ in which of (opponent card, bin) the branches
 share, and a budget of K rollouts adds K(K-1) cross-rollout terms.
+
+The selector-stress continuation maps (`oscc_core.chance_maps`) change only
+how the bins of two branches that share a uniform meet: bin k of branch i
+meets bin k of branch j (semantic), bin n-1-k when exactly one of the two
+branch positions is odd (antithetic), or an independent bin (relabelled: the
+shared-chance cross term becomes the independent one).  Means and variances
+do not depend on the map.
 """
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .chance_maps import DEFAULT_MAP, bin_pairing, check_map
 from .collector import resolve_policy
 from .coupling import ARMS
 from .games import NO_PUBLIC_CARD, Game, get_game
@@ -80,8 +88,26 @@ def _restrict(r: Root, m: np.ndarray, q: np.ndarray, where):
     return r, m[:, keep], q[:, keep], w
 
 
+def _shared_bin_cross(x: np.ndarray, weight: np.ndarray, continuation_map: str) -> np.ndarray:
+    """Single-rollout E[X_i X_j] [B, B] when branches share the chance uniform, under the map.
+
+    x [B, N, K] is the branch value per unit (situation or information state)
+    and bin; weight [N] the units' probabilities.
+    """
+    b, _, n_bins = x.shape
+    out = np.empty((b, b))
+    for i in range(b):
+        for j in range(b):
+            sigma = bin_pairing(continuation_map, n_bins, i, j)
+            if sigma is None:
+                out[i, j] = weight @ (x[i].mean(1) * x[j].mean(1))
+            else:
+                out[i, j] = weight @ (x[i] * x[j][:, sigma]).mean(1)
+    return out
+
+
 def arm_moments(game: "str | Game", root: str, continuation="uniform", budget: int = 1,
-                where=None) -> dict[str, Moments]:
+                where=None, continuation_map: str = DEFAULT_MAP) -> dict[str, Moments]:
     """Exact pooled mean vector and covariance of branch returns for every arm.
 
     `continuation` is "uniform" or a policy dict and also defines the root
@@ -96,7 +122,13 @@ def arm_moments(game: "str | Game", root: str, continuation="uniform", budget: i
     for the roots where the acting player holds a jack.  A stratum must be a
     union of the acting player's information states (decided by own and
     public card only), so that the hidden card keeps its posterior.
+
+    `continuation_map` ("semantic", "relabelled", "antithetic") is the
+    selector-stress map of `collect`; it changes only the cross terms of the
+    chance-sharing arms (continuation_only, full).  The branch positions are
+    those of the legal root actions in their default order.
     """
+    check_map(continuation_map)
     game = get_game(game)
     table = resolve_policy(game, continuation)
     r = build_root(game, root, table)
@@ -117,11 +149,16 @@ def arm_moments(game: "str | Game", root: str, continuation="uniform", budget: i
     a = np.einsum("is,bsk->bik", post, m)              # A_b(I, k)
     abar = a.mean(2)
 
+    if continuation_map == DEFAULT_MAP:
+        shared_full = np.einsum("s,isk,jsk->ij", w, m, m) / m.shape[2]
+        shared_cont = np.einsum("I,iIk,jIk->ij", p_info, a, a) / a.shape[2]
+    else:
+        shared_full = _shared_bin_cross(m, w, continuation_map)
+        shared_cont = _shared_bin_cross(a, p_info, continuation_map)
     cross = {
-        "full": np.einsum("s,isk,jsk->ij", w, m, m) / m.shape[2] * K + K * (K - 1) * np.einsum("s,is,js->ij", w, mbar, mbar),
+        "full": shared_full * K + K * (K - 1) * np.einsum("s,is,js->ij", w, mbar, mbar),
         "root_only": K * K * np.einsum("s,is,js->ij", w, mbar, mbar),
-        "continuation_only": np.einsum("I,iIk,jIk->ij", p_info, a, a) / a.shape[2] * K
-                             + K * (K - 1) * np.einsum("I,iI,jI->ij", p_info, abar, abar),
+        "continuation_only": shared_cont * K + K * (K - 1) * np.einsum("I,iI,jI->ij", p_info, abar, abar),
         "independent": K * K * np.einsum("I,iI,jI->ij", p_info, abar, abar),
     }
     cross["policy_namespace"] = cross["independent"]
@@ -130,4 +167,36 @@ def arm_moments(game: "str | Game", root: str, continuation="uniform", budget: i
         second = cross[arm].copy()
         np.fill_diagonal(second, second_diag)
         out[arm] = Moments(arm, r.action_names, mean.copy(), second - np.outer(mean, mean))
+    return out
+
+
+@dataclass(frozen=True)
+class InfostateMoments:
+    """Exact moments of every arm conditional on one information state of the acting player."""
+
+    own_card: int
+    public_card: int              # visible public card, or -1 before it is dealt
+    weight: float                 # probability of this information state under the root law
+    infostate: str                # OpenSpiel information-state string (the policy key)
+    moments: dict[str, Moments]
+
+
+def infostate_moments(game: "str | Game", root: str, continuation="uniform", budget: int = 1,
+                      continuation_map: str = DEFAULT_MAP) -> list[InfostateMoments]:
+    """`arm_moments` conditioned on each information state I of the acting player at the root.
+
+    These are the Sigma(I) of the gradient noise N(Gamma; I) = tr(G(I) Sigma(I) G(I)^T);
+    the weights are the root law's probabilities of I (they sum to one).
+    """
+    game = get_game(game)
+    r = build_root(game, root, resolve_policy(game, continuation))
+    info = r.situations[:, :2]
+    out = []
+    for own, pub in sorted({tuple(x) for x in info.tolist()}):
+        mask = (info[:, 0] == own) & (info[:, 1] == pub)
+        mom = arm_moments(game, root, continuation, budget,
+                          where=lambda s, o=own, p=pub: (s[:, 0] == o) & (s[:, 1] == p),
+                          continuation_map=continuation_map)
+        out.append(InfostateMoments(int(own), int(pub), float(r.weight[mask].sum()),
+                                    game.information_state_string(r.player, int(own), int(pub), r.node), mom))
     return out
