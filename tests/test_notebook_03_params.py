@@ -1,22 +1,15 @@
 """notebooks/03_gradient_noise.ipynb: bad parameters stop it with one sentence; a small run writes its results."""
 import json
-from pathlib import Path
 
-import papermill as pm
 import pytest
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-NOTEBOOK = NOTEBOOKS / "03_gradient_noise.ipynb"
+from notebook_runs import assert_stops_naming, run_notebook
+
+STEM = "03_gradient_noise"
 ROW_ARMS = ("independent", "root_only", "continuation_only", "full", "oscc_select")
 SMALL = {"n_groups": 3_000, "calibration_groups": 3_000, "pilot_blocks": 16, "n_bootstrap": 40,
          "physical_budget": 4_000, "screen_seeds": [13, 17], "screen_iterations": 4, "cfr_iterations": 20,
          "lag_grid": [0.2], "learning_rate_grid": [0.02]}
-
-
-def _run(tmp_path, **parameters):
-    parameters.setdefault("output_dir", str(tmp_path / "results"))
-    return pm.execute_notebook(str(NOTEBOOK), str(tmp_path / "out.ipynb"), parameters=parameters,
-                               cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3")
 
 
 @pytest.mark.parametrize("parameters, name", [
@@ -27,14 +20,11 @@ def _run(tmp_path, **parameters):
     ({"lag_grid": []}, "lag_grid"),
 ])
 def test_bad_parameter_stops_the_notebook_naming_it(tmp_path, parameters, name):
-    with pytest.raises(pm.PapermillExecutionError) as info:
-        _run(tmp_path, **parameters)
-    assert info.value.ename == "ParameterError"
-    assert name in info.value.evalue
+    assert_stops_naming(STEM, tmp_path, name, **parameters)
 
 
 def test_small_run_writes_every_arm_and_table(tmp_path):
-    _run(tmp_path, **SMALL)
+    run_notebook(STEM, tmp_path, **SMALL)
     results = json.loads((tmp_path / "results" / "03_gradient_noise.json").read_text())
     assert set(results["arms"]) == set(ROW_ARMS)
     assert set(results["physical_cost_frontier"]) == set(ROW_ARMS)

@@ -1,21 +1,14 @@
 """notebooks/04_selector.ipynb: bad parameters stop it with one sentence; a small run writes its results."""
 import json
-from pathlib import Path
 
-import papermill as pm
 import pytest
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-NOTEBOOK = NOTEBOOKS / "04_selector.ipynb"
+from notebook_runs import assert_stops_naming, run_notebook
+
+STEM = "04_selector"
 ARMS = ("independent", "root_only", "continuation_only", "full")
 SMALL = {"calibration_groups": 128, "eval_groups": 4_000, "pilot_groups": 4_000, "block_size": 8,
          "sweep_sizes": [64, 128], "sweep_repetitions": 10, "scan_step": 0.25, "cfr_iterations": 20}
-
-
-def _run(tmp_path, **parameters):
-    parameters.setdefault("output_dir", str(tmp_path / "results"))
-    return pm.execute_notebook(str(NOTEBOOK), str(tmp_path / "out.ipynb"), parameters=parameters,
-                               cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3")
 
 
 @pytest.mark.parametrize("parameters, name", [
@@ -29,14 +22,11 @@ def _run(tmp_path, **parameters):
     ({"continuation": "no_such_policy.json"}, "continuation"),
 ])
 def test_bad_parameter_stops_the_notebook_naming_it(tmp_path, parameters, name):
-    with pytest.raises(pm.PapermillExecutionError) as info:
-        _run(tmp_path, **parameters)
-    assert info.value.ename == "ParameterError"
-    assert name in info.value.evalue
+    assert_stops_naming(STEM, tmp_path, name, **parameters)
 
 
 def test_small_run_writes_the_three_action_fields(tmp_path):
-    _run(tmp_path, **SMALL)
+    run_notebook(STEM, tmp_path, **SMALL)
     results = json.loads((tmp_path / "results" / "04_selector.json").read_text())
     three = results["three_action"]
     assert three["root"] == "2"

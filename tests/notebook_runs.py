@@ -1,0 +1,23 @@
+"""Running a committed notebook with papermill from the tests (shared by the notebook parameter tests)."""
+from pathlib import Path
+
+import papermill as pm
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def run_notebook(stem: str, tmp_path, **parameters):
+    """Execute notebooks/<stem>.ipynb into tmp_path, results into tmp_path/results, as CI would."""
+    parameters.setdefault("output_dir", str(tmp_path / "results"))
+    return pm.execute_notebook(str(NOTEBOOKS / f"{stem}.ipynb"), str(tmp_path / "out.ipynb"),
+                               parameters=parameters, cwd=str(NOTEBOOKS), progress_bar=False,
+                               kernel_name="python3")
+
+
+def assert_stops_naming(stem: str, tmp_path, name: str, **parameters) -> None:
+    """The validation cell raises ParameterError, and its sentence names the parameter."""
+    with pytest.raises(pm.PapermillExecutionError) as info:
+        run_notebook(stem, tmp_path, **parameters)
+    assert info.value.ename == "ParameterError"
+    assert name in info.value.evalue
