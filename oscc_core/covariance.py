@@ -26,6 +26,7 @@ from .exact import Moments, arm_moments
 from .games import get_game
 from .params import ParameterError
 from .policy import load_policy, table_to_policy
+from .report import NO_PAPER
 from .roots import build_root
 
 GAME = "leduc"
@@ -37,7 +38,6 @@ ROUND_ROOTS = {"round one": "", "round two": "11|"}
 ACTION_ROOTS = {"two actions": "", "three actions": "2"}
 #: Paper wording for our action names at two-action roots.
 PAPER_BRANCH = {"Call": "check", "Raise": "bet"}
-NO_PAPER = "no paper value"
 
 
 # --- parameters ---------------------------------------------------------------
@@ -515,11 +515,6 @@ def arm_records(audit: PairedAudit) -> dict:
     return out
 
 
-def rows_record(rows: list[dict]) -> list[dict]:
-    """Comparison rows as JSON-ready records (intervals as lists)."""
-    return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in r.items()} for r in rows]
-
-
 # --- explaining the gap: how the reduction moves with the construction ----------
 
 def deterministic_policies(base_policy, game: str = GAME) -> dict:
@@ -605,15 +600,6 @@ def budget_grid(root: str, continuations: dict, budgets) -> "object":
     return pd.DataFrame(out)
 
 
-def round_frame(df, digits: int = 4):
-    """Round float columns for display (deterministic text)."""
-    out = df.copy()
-    for c in out.columns:
-        if out[c].dtype.kind == "f":
-            out[c] = out[c].map(lambda x: "—" if x != x else f"{x:.{digits}f}")
-    return out.fillna("—")
-
-
 # --- figure -----------------------------------------------------------------------
 
 PAPER_VARIANCE_FIGURE = {"independent": "main.independent.variance", "root_only": "ablations.root_only.variance",
@@ -644,22 +630,6 @@ def plot_contrast_variance(audit: PairedAudit, title: str):
     ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
     return fig
-
-
-def verdict_summary(tables: dict[str, list[dict]]):
-    """Count of rows per verdict in each table (rows without a paper value counted separately)."""
-    import pandas as pd
-
-    kinds = list(claims.VERDICTS) + [NO_PAPER]
-    out = {}
-    for name, rows in tables.items():
-        counts = {k: 0 for k in kinds}
-        for r in rows:
-            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-        out[name] = counts
-    frame_ = pd.DataFrame.from_dict(out, orient="index")[kinds]
-    frame_.loc["total"] = frame_.sum()
-    return frame_
 
 
 def mixed_construction_grid(root: str, continuations: dict, top: int | None = None):

@@ -76,16 +76,18 @@ def clipped_surrogate_gradient(theta: np.ndarray, behaviour_probs: np.ndarray, r
     L_g = sum_i pi0_i min(r_i A_i, clip(r_i, 1-eps, 1+eps) A_i), r_i = pi_theta(a_i)/pi0_i,
     A_i = R_i - mean_i R_i with frozen returns.  Where the unclipped term is
     selected, d/dtheta of pi0_i r_i A_i is A_i g_i(theta); where the clipped
-    term is selected its gradient is zero.
+    term is selected its gradient is zero.  With c = A * active the gradient
+    is G c, i.e. grad_k = p_k c_k - p_k sum_i p_i c_i.
 
+    theta and behaviour_probs are [m] (one root) or [n, m] (one per group);
     returns [n, m] chips -> (gradients [n, m] chips per logit, active [n, m] bool).
     """
     p = softmax(np.asarray(theta, dtype=np.float64))
     ratio = p / np.asarray(behaviour_probs, dtype=np.float64)
     adv = returns - returns.mean(axis=1, keepdims=True)
     clipped = ((adv > 0) & (ratio > 1 + epsilon)) | ((adv < 0) & (ratio < 1 - epsilon))
-    active = ~clipped
-    return (adv * active) @ policy_jacobian(p).T, active
+    c = adv * ~clipped
+    return p * c - p * (p * c).sum(axis=-1, keepdims=True), ~clipped
 
 
 def update_noise(gradients: np.ndarray) -> float:

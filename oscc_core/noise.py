@@ -92,12 +92,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import claims, report, stats
+from .report import NO_PAPER, rows_record
 from .cfr import cfr_plus
 from .collector import collect, resolve_policy
-from .covariance import NO_PAPER, Estimate, contrast_pair
+from .covariance import Estimate, contrast_pair
 from .exact import Moments, arm_moments
 from .games import get_game
-from .gradient import policy_jacobian
+from .gradient import clipped_surrogate_gradient, policy_jacobian, softmax
 from .params import ParameterError
 from .roots import Root, build_root
 from .select import Certificate, certify, oscc_select
@@ -414,23 +415,6 @@ class Updates:
         return self.u.shape[1] * self.setting.epochs
 
 
-def softmax_rows(theta: np.ndarray) -> np.ndarray:
-    z = np.exp(theta - theta.max(axis=-1, keepdims=True))
-    return z / z.sum(axis=-1, keepdims=True)
-
-
-def surrogate_gradients(theta: np.ndarray, behaviour: np.ndarray, returns: np.ndarray,
-                        epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-    """Row-wise ``gradient.clipped_surrogate_gradient``: theta, behaviour, returns [n, m] -> (grad [n, m], active)."""
-    p = softmax_rows(theta)
-    ratio = p / behaviour
-    adv = returns - returns.mean(axis=1, keepdims=True)
-    clipped = ((adv > 0) & (ratio > 1 + epsilon)) | ((adv < 0) & (ratio < 1 - epsilon))
-    c = adv * ~clipped
-    # grad_k = sum_i c_i p_i (delta_ik - p_k)
-    return p * c - p * (p * c).sum(axis=1, keepdims=True), ~clipped
-
-
 def realised_updates(returns: np.ndarray, info: np.ndarray, geom: Geometry, setting: UpdateSetting,
                      direction: np.ndarray | None = None) -> Updates:
     """Each group's own clipped-surrogate update from theta_start(I) (see the module docstring)."""
@@ -442,11 +426,11 @@ def realised_updates(returns: np.ndarray, info: np.ndarray, geom: Geometry, sett
     clipped = np.zeros(len(r), dtype=np.int64)
     with np.errstate(over="ignore", invalid="ignore"):
         for _ in range(setting.epochs):
-            grad, active = surrogate_gradients(theta, pi0, r, setting.epsilon)
+            grad, active = clipped_surrogate_gradient(theta, pi0, r, setting.epsilon)
             clipped += (~active).sum(axis=1)
             theta = theta + setting.learning_rate * grad
         u = (theta - start) / (setting.learning_rate * setting.epochs)
-        ratio = softmax_rows(theta) / pi0
+        ratio = softmax(theta) / pi0
     return Updates(setting, u, clipped, ratio, finite_rows(u))
 
 
@@ -1101,23 +1085,6 @@ def frontier_frame(front: dict[str, FrontierArm], digits: int = 4):
     } for a, f in front.items()]).set_index("arm")
 
 
-def verdict_summary(tables: dict[str, list[dict]]):
-    """Count of rows per verdict in each table."""
-    import pandas as pd
-
-    out = {}
-    for name, rows in tables.items():
-        counts = {k: 0 for k in VERDICT_KINDS}
-        for r in rows:
-            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-        out[name] = counts
-    frame_ = pd.DataFrame.from_dict(out, orient="index")[list(VERDICT_KINDS)]
-    frame_.loc["total"] = frame_.sum()
-    return frame_
-
-
-# --- figures -----------------------------------------------------------------------------------
-
 def plot_noise_transfer(audit: NoiseAudit, setting: str, title: str):
     """Grouped bars: return, gradient and update ratios per arm with 95% intervals and the paper's values."""
     import matplotlib.pyplot as plt
@@ -1183,10 +1150,6 @@ def plot_frontier(front: dict[str, FrontierArm], budget: int, title: str):
     return fig
 
 
-def rows_record(rows: list[dict]) -> list[dict]:
-    return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in r.items()} for r in rows]
-
-
 # --- the scalar clipped-surrogate screen -----------------------------------------------------------
 
 @dataclass
@@ -1223,16 +1186,16 @@ def scalar_screen(geom: Geometry, arm: str, seed: int, iterations: int, groups: 
     n_info, m = geom.probs.shape
     call = geom.actions.index("Call")
     theta = np.log(geom.probs).copy()
-    start = softmax_rows(theta)[:, call]
+    start = softmax(theta)[:, call]
     n_grad = n_ok = clipped = 0
     lo, hi = math.inf, -math.inf
     for t in range(iterations):
         rows = slice(t * groups, (t + 1) * groups)
         info, r = d.info[rows], d.returns[rows].astype(np.float64)
-        behaviour = softmax_rows(theta)[info]
+        behaviour = softmax(theta)[info]
         for _ in range(epochs):
-            grad, active = surrogate_gradients(theta[info], behaviour, r, epsilon)
-            ratio = softmax_rows(theta[info]) / behaviour
+            grad, active = clipped_surrogate_gradient(theta[info], behaviour, r, epsilon)
+            ratio = softmax(theta[info]) / behaviour
             lo, hi = min(lo, float(ratio.min())), max(hi, float(ratio.max()))
             batch = np.zeros_like(theta)
             np.add.at(batch, info, grad / groups)
@@ -1240,7 +1203,7 @@ def scalar_screen(geom: Geometry, arm: str, seed: int, iterations: int, groups: 
             n_ok += int(np.isfinite(batch).all() and np.abs(batch).sum() > 0)
             clipped += int((~active).sum())
             theta = theta + learning_rate * batch
-    delta = float(geom.weight @ (softmax_rows(theta)[:, call] - start))
+    delta = float(geom.weight @ (softmax(theta)[:, call] - start))
     return ScreenResult(seed, arm, delta, n_grad, n_ok, clipped, iterations * groups * m * epochs, (lo, hi))
 
 
@@ -1279,21 +1242,6 @@ def screen_rows(results: list[ScreenResult]) -> tuple[list[dict], dict]:
 
 
 # --- display and results -----------------------------------------------------------------------
-
-def round_table(df, digits: int = 4):
-    """Round float columns for display (deterministic text; tiny residuals in scientific notation)."""
-    out = df.copy()
-    for c in out.columns:
-        if out[c].dtype.kind == "f":
-            def fmt(x):
-                if x != x:
-                    return "—"
-                if x != 0 and abs(x) < 10 ** -digits:
-                    return f"{x:.1e}"
-                return f"{x:.{digits}f}"
-            out[c] = out[c].map(fmt)
-    return out.fillna("—")
-
 
 def geometry_frame(geom: Geometry, digits: int = 4):
     """One row per root information state: weight, root policy, ||g_i||^2 and the exact N(Gamma; I) of each arm."""

@@ -17,6 +17,7 @@ from . import claims
 from .ledger import manifest
 
 SIGNIFICANT_DIGITS = 12
+NO_PAPER = "no paper value"     # verdict cell of a row the paper gives no number for
 
 
 def clean(obj):
@@ -77,3 +78,43 @@ def comparison_frame(rows: list[dict], digits: int = 4):
     seen = list(dict.fromkeys(k for r in rows for k in r))
     columns = [c for c in COLUMN_ORDER if c in seen] + [c for c in seen if c not in COLUMN_ORDER]
     return pd.DataFrame([{c: fmt(r.get(c)) for c in columns} for r in rows])
+
+
+def rows_record(rows: list[dict]) -> list[dict]:
+    """Comparison rows as JSON-ready records (intervals as lists)."""
+    return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in r.items()} for r in rows]
+
+
+def verdict_summary(tables: dict[str, list[dict]], kinds=tuple(claims.VERDICTS) + (NO_PAPER,)):
+    """Count of rows per verdict in each table, with a total row."""
+    import pandas as pd
+
+    out = {}
+    for name, rows in tables.items():
+        counts = {k: 0 for k in kinds}
+        for r in rows:
+            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+        out[name] = counts
+    frame = pd.DataFrame.from_dict(out, orient="index")[list(kinds)]
+    frame.loc["total"] = frame.sum()
+    return frame
+
+
+def round_frame(df, digits: int = 4, tiny_in_scientific: bool = False, fill_missing: bool = True):
+    """Float columns as fixed-digit text (NaN -> "—"); deterministic for nbval.
+
+    tiny_in_scientific prints non-zero values below 10**-digits as 1.2e-15
+    (residual columns); fill_missing turns None cells into "—" as well.
+    """
+    def fmt(x):
+        if x != x:
+            return "—"
+        if tiny_in_scientific and x != 0 and abs(x) < 10 ** -digits:
+            return f"{x:.1e}"
+        return f"{x:.{digits}f}"
+
+    out = df.copy()
+    for c in out.columns:
+        if out[c].dtype.kind == "f":
+            out[c] = out[c].map(fmt)
+    return out.fillna("—") if fill_missing else out

@@ -57,7 +57,6 @@ CARD_CLASSES = ("J", "Q", "K")                     # Leduc rank = card id // 2
 REGIMES = {"semantic": "positive", "relabelled": "near-zero", "antithetic": "negative"}
 #: Probability floor for a root policy: a softmax has no zero probability (logit -inf).
 PROBABILITY_FLOOR = 1e-6
-NO_PAPER = "no paper value"
 
 
 # --- root policy ------------------------------------------------------------------
@@ -912,11 +911,3 @@ def g1_norm2(policy: RootPolicy) -> float | None:
         return None
     g = policy_jacobian(probs[0])
     return float(g[:, 0] @ g[:, 0])
-
-
-def round_frame(df, digits: int = 4):
-    out = df.copy()
-    for c in out.columns:
-        if out[c].dtype.kind == "f":
-            out[c] = out[c].map(lambda x: "—" if x != x else ("inf" if x == float("inf") else f"{x:.{digits}f}"))
-    return out

@@ -78,3 +78,16 @@ def test_clipping_zeroes_the_gradient_of_clipped_terms():
 def test_logits_for_rejects_zero_probability():
     with pytest.raises(ValueError, match="root policy"):
         gr.logits_for([0.0, 1.0])
+
+
+def test_row_wise_surrogate_gradient_equals_the_jacobian_product_per_group():
+    rng = np.random.default_rng(0)
+    behaviour = np.array([0.3, 0.5, 0.2])
+    theta = np.log(behaviour) + rng.normal(scale=0.4, size=(6, 3))
+    returns = rng.integers(-5, 6, size=(6, 3)).astype(float)
+    grads, active = gr.clipped_surrogate_gradient(theta, np.tile(behaviour, (6, 1)), returns, 0.2)
+    assert not active.all()  # the perturbation does activate clipping somewhere
+    adv = returns - returns.mean(axis=1, keepdims=True)
+    for k in range(6):
+        jac = gr.policy_jacobian(gr.softmax(theta[k]))
+        np.testing.assert_allclose(grads[k], jac @ (adv[k] * active[k]), atol=1e-12)

@@ -78,18 +78,6 @@ def test_stress_setting_clips_and_counts_terms(geom, collections):
     assert lo < 1 < hi
 
 
-def test_row_wise_surrogate_gradient_matches_the_gradient_module():
-    rng = np.random.default_rng(0)
-    behaviour = np.array([0.3, 0.5, 0.2])
-    theta = np.log(behaviour) + rng.normal(scale=0.4, size=(6, 3))
-    returns = rng.integers(-5, 6, size=(6, 3)).astype(float)
-    grads, active = nz.surrogate_gradients(theta, np.tile(behaviour, (6, 1)), returns, 0.2)
-    for k in range(6):
-        g, a = gr.clipped_surrogate_gradient(theta[k], behaviour, returns[k:k + 1], 0.2)
-        np.testing.assert_allclose(grads[k], g[0], atol=1e-12)
-        assert (active[k] == a[0]).all()
-
-
 def test_finite_gradient_count_counts_non_finite_rows():
     u = np.array([[1.0, -1.0], [np.nan, 0.0], [np.inf, 1.0], [0.0, 0.0], [2.0, -np.inf]])
     assert nz.finite_count(u) == 2
