@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from . import chance_maps, rng
+from . import chance_maps, fused, rng
 from .coupling import Arm, get_arm
 from .device import resolve_device
 from .games import Game, get_game
@@ -26,7 +26,9 @@ from .policy import policy_table, uniform_table
 from .roots import Root, build_root
 from .rollout import chance_event_of_nodes, draw_index, play, policy_cdf
 
-DEFAULT_CHUNK = 1 << 17           # groups per chunk; any value gives identical results
+DEFAULT_CHUNK = 1 << 17           # groups per torch-path chunk; any value gives identical results
+FUSED_CHUNK = 1 << 20             # groups per fused-kernel call (about 64 bytes each)
+ENGINES = ("auto", "torch", "fused")
 
 
 def resolve_policy(game: Game, policy, name: str = "continuation") -> np.ndarray:
@@ -158,8 +160,11 @@ def _validate(game, root, arm, n_groups, seed, continuation, device, budget, chu
         raise ValueError(f"root must be a public history string such as '' or '2', got {root!r}.")
     arm = get_arm(arm)
     for name, value, low in (("n_groups", n_groups, 1), ("budget", budget, 1), ("chunk_size", chunk_size, 1)):
+        if name == "chunk_size" and value is None:     # the engine's default
+            continue
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+            allowed = "None or an integer >= 1" if name == "chunk_size" else f"an integer >= {low}"
+            raise ValueError(f"{name} must be {allowed}, got {value!r}.")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 63:
         raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}.")
     if split not in rng.SPLITS:
@@ -170,10 +175,11 @@ def _validate(game, root, arm, n_groups, seed, continuation, device, budget, chu
 
 
 def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="uniform", device: str = "auto",
-            *, budget: int = 1, chunk_size: int = DEFAULT_CHUNK, split: str = "audit",
+            *, budget: int = 1, chunk_size: int | None = None, split: str = "audit",
             keep_returns: bool = True, progress: bool = False, chance_map=None,
             branch_order=None, trace: list | None = None, violation=None,
-            continuation_map: str = chance_maps.DEFAULT_MAP, keep_draws: bool = False) -> Collection:
+            continuation_map: str = chance_maps.DEFAULT_MAP, keep_draws: bool = False,
+            engine: str = "auto") -> Collection:
     """Collect `n_groups` comparison groups of every legal root action.
 
     game          "kuhn" or "leduc"
@@ -183,7 +189,8 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
     continuation  "uniform" or a policy dict (infostate string -> probabilities); it is
                   also the behaviour policy that defines the root law
     budget        continuation rollouts per branch, summed into the branch return
-    chunk_size    groups per batch (memory only: results are identical for any value)
+    chunk_size    groups per batch (memory only: results are identical for any value); None picks
+                  the engine's default (DEFAULT_CHUNK on the torch path, FUSED_CHUNK fused)
     split         stream namespace of the run ("audit", "train", "validation", "test", "calibration")
     branch_order  optional permutation of the legal root actions (by position): column j of the
                   returns is then action root.actions[branch_order[j]], and every stream keeps the
@@ -198,6 +205,10 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
                   even under a shared uniform) or "antithetic" (odd branches use 1 - U); all keep
                   every branch's marginal law.  Cannot be combined with a custom `chance_map`.
     keep_draws    also keep each group's physical draw count (`Collection.group_draws`)
+    engine        "torch" (batched tensor ops, any device), "fused" (one compiled loop per group on
+                  the CPU, `oscc_core.fused`) or "auto" (fused whenever it applies: CPU, no trace,
+                  violation or chance map).  Both give identical results; the engine is not part
+                  of the manifest.
 
     Returns are the acting player's utility in integer chips.  Every argument
     is checked before any compute; bad values raise ValueError.
@@ -207,6 +218,9 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
     chance_maps.check_map(continuation_map)
     if continuation_map != chance_maps.DEFAULT_MAP and chance_map is not None:
         raise ValueError("give either continuation_map or a custom chance_map, not both.")
+    use_fused = _choose_engine(engine, dev, trace, violation, chance_map, continuation_map)
+    if chunk_size is None:
+        chunk_size = FUSED_CHUNK if use_fused else DEFAULT_CHUNK
     cdf, last_action = policy_cdf(table, dev)
     events = chance_event_of_nodes(game)
     if len(set(events.values())) > 1:  # pragma: no cover - both games have at most one event type
@@ -234,16 +248,19 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
         groups = torch.arange(start, min(start + chunk_size, n_groups), dtype=torch.int64, device=dev)
         streams = Streams(int(seed), rng.SPLITS[split], groups, arm_obj, len(root_obj.actions), budget,
                           None if order is None else torch.tensor(order, dtype=torch.int64))
-        chunk_map = chance_map if continuation_map == chance_maps.DEFAULT_MAP else \
-            chance_maps.make_chance_map(continuation_map, streams, event, game.num_cards - 2)
-        chunk = _collect_chunk(game, root_obj, streams, event, cdf, last_action, chunk_map, trace, violation,
-                               continuation_map)
+        if use_fused:
+            chunk = _fused_chunk(game, root_obj, streams, event, cdf, last_action)
+        else:
+            chunk_map = chance_map if continuation_map == chance_maps.DEFAULT_MAP else \
+                chance_maps.make_chance_map(continuation_map, streams, event, game.num_cards - 2)
+            chunk = _collect_chunk(game, root_obj, streams, event, cdf, last_action, chunk_map, trace, violation,
+                                   continuation_map)
         acc.add(chunk)
         kept = ("returns", "codes", "own_card", "public_card") if keep_returns else ("codes",)
         if keep_draws:
             kept = kept + ("group_draws",)
         parts.append({k: chunk[k] for k in kept})
-    cat = {k: torch.cat([p[k] for p in parts]).cpu() for k in parts[0]}
+    cat = {k: (torch.cat([p[k] for p in parts]) if len(parts) > 1 else parts[0][k]).cpu() for k in parts[0]}
     legal_mask = torch.zeros(game.num_actions, dtype=torch.bool)
     legal_mask[list(root_obj.actions)] = True
     return Collection(game=game.name, root=root, arm=arm_obj.name, actions=root_obj.action_names,
@@ -251,6 +268,34 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
                       own_card=cat.get("own_card"), public_card=cat.get("public_card"), stats=acc.stats(),
                       logical_keys=acc.logical, physical_draws=acc.physical, failures=failure_counts(cat["codes"]),
                       group_draws=cat.get("group_draws"))
+
+
+def _choose_engine(engine, device, trace, violation, chance_map, continuation_map) -> bool:
+    """True when this collection runs on the fused CPU kernel."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}.")
+    blockers = [reason for reason, present in (
+        ("a CPU device", device.type != "cpu"),
+        ("no trace", trace is not None), ("no violation", violation is not None),
+        ("no chance map", chance_map is not None or continuation_map != chance_maps.DEFAULT_MAP)) if present]
+    if engine == "fused" and blockers:
+        raise ValueError(f"engine='fused' needs {' and '.join(blockers)}; use engine='torch' or 'auto'.")
+    return engine != "torch" and not blockers
+
+
+def _fused_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, last_action) -> dict:
+    """`_collect_chunk`'s result computed by the fused kernel (same numbers, same counts)."""
+    g, b, _ = streams.lane_shape()
+    out = fused.collect_chunk(game, root, streams, event, cdf, last_action)
+    root_draws, hidden_draws = (2 if root.public_in_root else 1), (1 if streams.arm.share_hidden else b)
+    chance = int(out["chance"].sum())
+    return {"returns": out["returns"], "codes": out["codes"], "own_card": out["own_card"],
+            "public_card": out["public_card"],
+            "group_draws": root_draws + hidden_draws + out["chance"] + out["decisions"],
+            "_draws": {"root": g * root_draws, "hidden": g * hidden_draws, "chance": chance,
+                       "policy": int(out["decisions"].sum())},
+            "_keys": {"root": g, "hidden": g if streams.arm.share_hidden else g * b, "chance": chance,
+                      "policy": int(out["policy_lanes"].sum())}}
 
 
 def _draw_root(root: Root, streams: Streams, dev) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -325,20 +370,16 @@ class _Accumulator:
         self.physical = dict(self.logical)
 
     def add(self, chunk: dict) -> None:
-        r = chunk["returns"][chunk["codes"] == OK].to(torch.int64)
+        n, sums, products, powers = fused.moment_sums(chunk["returns"], chunk["codes"] == OK)
         self.groups += len(chunk["codes"])
-        self.n += len(r)
-        s1 = r.sum(0).tolist()
-        s2 = [[int((r[:, i] * r[:, j]).sum()) for j in range(self.b)] for i in range(self.b)]
+        self.n += n
         for i in range(self.b):
-            self.sum[i] += s1[i]
+            self.sum[i] += int(sums[i])
             for j in range(self.b):
-                self.products[i][j] += s2[i][j]
-        for key, sums in self.contrast.items():
-            i, j = map(int, key.split("-"))
-            d = r[:, i] - r[:, j]
+                self.products[i][j] += int(products[i, j])
+        for pair, sums_of_pair in enumerate(self.contrast.values()):   # pairs (i, j), i < j, in row order
             for p in range(4):
-                sums[p] += int((d ** (p + 1)).sum())
+                sums_of_pair[p] += int(powers[pair, p])
         for c in self.logical:
             self.logical[c] += chunk["_keys"][c]
             self.physical[c] += chunk["_draws"][c]

@@ -131,7 +131,7 @@ def _field_items(namespace: str, fields: dict) -> list[tuple[int, object]]:
     missing = [f for f in ns.fields if f not in fields and f not in ns.optional]
     if missing:
         raise ValueError(f"namespace {namespace!r} needs fields {missing}.")
-    return [(_tag(f"oscc/field/{f}"), fields[f]) for f in ns.fields if f in fields]
+    return [(field_tag(f), fields[f]) for f in ns.fields if f in fields]
 
 
 def derive_key(namespace: str, **fields) -> torch.Tensor:
@@ -140,6 +140,26 @@ def derive_key(namespace: str, **fields) -> torch.Tensor:
     for tag, value in _field_items(namespace, fields):
         value = torch.as_tensor(value, dtype=torch.int64)
         h = mix64(mix64(h.to(value.device) ^ _signed(tag)) + value)
+    return h
+
+
+def field_tag(field: str) -> int:
+    """The tag mixed in before a field's value (unsigned 64-bit)."""
+    return _tag(f"oscc/field/{field}")
+
+
+def derive_key_reference_prefix(namespace: str, **leading) -> int:
+    """Unsigned hash state of `derive_key` after its first fields (`leading`, in the namespace's order).
+
+    Compiled kernels continue from here with the remaining fields, one
+    `mix64(mix64(h ^ field_tag(f)) + value)` each.
+    """
+    ns = NAMESPACES[namespace]
+    if tuple(leading) != ns.fields[:len(leading)]:
+        raise ValueError(f"namespace {namespace!r} hashes its fields in the order {ns.fields}, got {tuple(leading)}.")
+    h = mix64_reference(ns.tag)
+    for name, value in leading.items():
+        h = mix64_reference(mix64_reference(h ^ field_tag(name)) + value)
     return h
 
 

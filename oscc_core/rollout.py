@@ -51,7 +51,7 @@ def policy_cdf(table: np.ndarray, device) -> tuple[torch.Tensor, torch.Tensor]:
     convert draws to floating point.
     """
     cdf = torch.as_tensor(np.ceil(np.cumsum(table, axis=1) * rng.DRAW_SCALE).astype(np.int64), device=device)
-    last = torch.as_tensor(np.array([np.flatnonzero(r > 0).max() for r in table]), device=device)
+    last = torch.as_tensor(np.where(table > 0, np.arange(table.shape[1]), -1).max(axis=1), device=device)
     return cdf, last
 
 

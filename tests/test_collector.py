@@ -13,9 +13,10 @@ N_MC = 200_000
 Z = 4.0
 
 
-def test_chunked_collection_gives_identical_statistics_and_digest():
-    one = collect("leduc", "", "full", 20_000, seed=5, device="cpu")
-    chunked = collect("leduc", "", "full", 20_000, seed=5, device="cpu", chunk_size=7_777)
+@pytest.mark.parametrize("engine", ["torch", "fused"])
+def test_chunked_collection_gives_identical_statistics_and_digest(engine):
+    one = collect("leduc", "", "full", 20_000, seed=5, device="cpu", engine=engine, chunk_size=20_000)
+    chunked = collect("leduc", "", "full", 20_000, seed=5, device="cpu", engine=engine, chunk_size=7_777)
     assert one.stats == chunked.stats
     assert torch.equal(one.returns, chunked.returns)
     assert one.digest == chunked.digest
