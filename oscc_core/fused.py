@@ -1,12 +1,13 @@
 """The collector's fused CPU path: one compiled loop per comparison group.
 
-`collect` on the CPU spends its time in many small elementwise torch ops:
+On the torch path `collect` spends its time in many small elementwise ops:
 each stream key is ten hash finalisers, each draw one more, and every
 betting step several lookups, each a pass over the whole batch.  This
 module computes exactly the same numbers -- the same keys, the same uniforms,
 the same inverse-CDF rules, the same step-by-step play as `rollout.play` --
-inside one numba-compiled loop over groups (two threads), so each lane's
-whole hand stays in registers and finished hands stop at once.
+inside one numba-compiled loop over groups (all CPU threads), so each hand
+stays in registers, finished hands stop at once, and the branches of a group
+are played two at a time so their lookup chains overlap.
 
 It covers every admissible collection: any game, root, arm, budget, tabular
 continuation and branch order.  The audit's traces, the violation controls
@@ -80,48 +81,121 @@ def _draw(cum, last, row, u):
 
 
 @_jit(inline="always")
-def _play_lane(node, c0, c1, public, policy_key, chance_key, steps, num_cards, has_chance,
-               player, chance_child, child, legal, info_index, cdf, last_action, utility):
-    """One continuation hand, step for step as `rollout.play` (a chance deal, then a decision).
+def _public_card(chance_key, c0, c1, num_cards):
+    """The card a public-card deal gives (`rollout._deal_public`): remaining cards by id [floor(U * n)]."""
+    u = np.float64(_bits(chance_key, 0)) * _SCALE
+    k = np.int64(u * (num_cards - 2))          # index among the remaining cards
+    if k >= min(c0, c1):                       # skip the two dealt cards, in id order
+        k += 1
+    if k >= max(c0, c1):
+        k += 1
+    return k
 
-    Returns (player 0's utility, policy draws used, chance events reached,
-    illegal action drawn, still unfinished after `steps`).
+
+@_jit(inline="always")
+def _step(node, c0, c1, public, policy_key, card_if_dealt, decisions, dealt, illegal,
+          player, chance_child, child, legal, info_index, cdf, last_action):
+    """One step of a live hand, as one iteration of `rollout.play`: a chance deal, then a decision.
+
+    Returns the hand's new (node, public card, policy draws used, chance
+    events reached, illegal action drawn).
     """
-    decisions = 0
-    dealt = 0
-    illegal = False
-    for _ in range(steps):
+    p = player[node]
+    if p == CHANCE:
+        public = card_if_dealt
+        node = chance_child[node]
+        dealt += 1
         p = player[node]
-        if p == TERMINAL:
+    if p >= 0:
+        own = c1 if p == 1 else c0
+        info = info_index[node, own, public + 1]
+        m = np.int64(_bits(policy_key, decisions))
+        action = 0
+        for a in range(cdf.shape[1]):
+            if cdf[info, a] <= m:
+                action += 1
+        action = min(action, last_action[info])
+        if legal[node, action]:
+            node = child[node, action]
+        else:
+            illegal = True
+        decisions += 1
+    return node, public, decisions, dealt, illegal
+
+
+@_jit(inline="always")
+def _play_pair(node_a, c0_a, c1_a, key_a, card_a, node_b, c0_b, c1_b, key_b, card_b, public, steps,
+               player, chance_child, child, legal, info_index, cdf, last_action, utility):
+    """Two continuation hands played side by side (b may repeat a to play one hand).
+
+    Interleaving two independent hands lets the processor overlap their
+    chains of table lookups.  `card_*` is the public card each hand's chance
+    stream gives, worked out before play so its hash is off the critical
+    path (it counts as a draw only if the hand reaches the deal).  Returns,
+    for hand a then hand b: player 0's utility, policy draws used, chance
+    events reached, illegal action drawn, still unfinished after `steps`.
+    """
+    pub_a, pub_b, used_a, used_b, dealt_a, dealt_b = public, public, 0, 0, 0, 0
+    illegal_a = illegal_b = False
+    for _ in range(steps):
+        live_a, live_b = player[node_a] != TERMINAL, player[node_b] != TERMINAL
+        if not (live_a or live_b):
             break
-        if has_chance and p == CHANCE:
-            u = np.float64(_bits(chance_key, 0)) * _SCALE
-            k = np.int64(u * (num_cards - 2))          # index among the remaining cards, by id
-            if k >= min(c0, c1):                       # skip the two dealt cards, in id order
-                k += 1
-            if k >= max(c0, c1):
-                k += 1
-            public = k
-            node = chance_child[node]
-            dealt += 1
-            p = player[node]
-        if p >= 0:
-            own = c1 if p == 1 else c0
-            info = info_index[node, own, public + 1]
-            m = np.int64(_bits(policy_key, decisions))
-            action = 0
-            for a in range(cdf.shape[1]):
-                if cdf[info, a] <= m:
-                    action += 1
-            action = min(action, last_action[info])
-            if legal[node, action]:
-                node = child[node, action]
-            else:
-                illegal = True
-            decisions += 1
-    finished = player[node] == TERMINAL
-    value = utility[node, c0, c1, public + 1] if finished else 0
-    return value, decisions, dealt, illegal, not finished
+        if live_a:
+            node_a, pub_a, used_a, dealt_a, illegal_a = _step(
+                node_a, c0_a, c1_a, pub_a, key_a, card_a, used_a, dealt_a, illegal_a,
+                player, chance_child, child, legal, info_index, cdf, last_action)
+        if live_b:
+            node_b, pub_b, used_b, dealt_b, illegal_b = _step(
+                node_b, c0_b, c1_b, pub_b, key_b, card_b, used_b, dealt_b, illegal_b,
+                player, chance_child, child, legal, info_index, cdf, last_action)
+    done_a, done_b = player[node_a] == TERMINAL, player[node_b] == TERMINAL
+    value_a = utility[node_a, c0_a, c1_a, pub_a + 1] if done_a else 0
+    value_b = utility[node_b, c0_b, c1_b, pub_b + 1] if done_b else 0
+    return (value_a, used_a, dealt_a, illegal_a, not done_a, value_b, used_b, dealt_b, illegal_b, not done_b)
+
+
+@_jit(inline="always")
+def _lane_inputs(b, k, branch_ids, own, root_player, share_hidden, share_chance, has_chance, shared_opp,
+                 shared_card, hidden_group, hidden_row, hid_cum, hid_last, policy_group, chance_key_k,
+                 policy_stream, tag_branch, tag_rollout, tag_stream, num_cards):
+    """Private cards, policy key and dealt public card of branch b's k-th hand (keys as `collector.Streams`)."""
+    branch = _U(branch_ids[b])
+    opp = shared_opp
+    if not share_hidden:
+        opp = _draw(hid_cum, hid_last, hidden_row, np.float64(_bits(_absorb(hidden_group, tag_branch, branch), 0))
+                    * _SCALE)
+    policy_key = _absorb(_absorb(policy_group, tag_branch, branch), tag_rollout, _U(k))
+    if policy_stream != _NO_STREAM:
+        policy_key = _absorb(policy_key, tag_stream, _U(policy_stream))
+    c0, c1 = (own, opp) if root_player == 0 else (opp, own)
+    card = -1
+    if has_chance:
+        if not share_chance:
+            card = _public_card(_absorb(chance_key_k, tag_branch, branch), c0, c1, num_cards)
+        elif share_hidden:      # same key and same private cards: one card for every branch
+            card = shared_card
+        else:
+            card = _public_card(chance_key_k, c0, c1, num_cards)
+    return c0, c1, policy_key, card
+
+
+@_jit(inline="always")
+def _tally(value, decisions, dealt, illegal, unfinished, returns, i, b, sign, share_chance, totals):
+    """Add one hand to its group: the acting player's return, and the group's draw counts and flags.
+
+    totals: (policy draws, hands with a policy draw, any unfinished, any
+    illegal, most chance events reached by one branch in this rollout,
+    chance draws); shared chance counts once per rollout, by the max.
+    """
+    decisions_sum, policy_lanes, early, illegal_any, reached_max, chance_sum = totals
+    returns[i, b] += sign * value
+    if share_chance:
+        reached_max = max(reached_max, dealt)
+    else:
+        chance_sum += dealt
+    return (decisions_sum + decisions, policy_lanes + (1 if decisions > 0 else 0), early or unfinished,
+            illegal_any or illegal, reached_max, chance_sum)
 
 
 @_jit(parallel=True)
@@ -159,31 +233,29 @@ def _collect_groups(groups, branch_ids, start_nodes, budget, root_player, share_
             returns[i, b] = 0
         for k in range(budget):
             chance_key_k = _absorb(chance_event, tag_rollout, _U(k))
+            shared_card = -1
+            if has_chance and share_chance and share_hidden:
+                c0, c1 = (own, shared_opp) if root_player == 0 else (shared_opp, own)
+                shared_card = _public_card(chance_key_k, c0, c1, num_cards)
             reached_max = 0
-            for b in range(n_branches):
-                branch = _U(branch_ids[b])
-                opp = shared_opp
-                if not share_hidden:
-                    key = _absorb(hidden_group, tag_branch, branch)
-                    opp = _draw(hid_cum, hid_last, hidden_row, np.float64(_bits(key, 0)) * _SCALE)
-                policy_key = _absorb(_absorb(policy_group, tag_branch, branch), tag_rollout, _U(k))
-                if policy_stream != _NO_STREAM:
-                    policy_key = _absorb(policy_key, tag_stream, _U(policy_stream))
-                chance_key = chance_key_k if share_chance else _absorb(chance_key_k, tag_branch, branch)
-                c0, c1 = (own, opp) if root_player == 0 else (opp, own)
-                value, decisions, dealt, illegal, unfinished = _play_lane(
-                    start_nodes[b], c0, c1, public, policy_key, chance_key, steps, num_cards, has_chance,
-                    player, chance_child, child, legal, info_index, cdf, last_action, utility)
-                returns[i, b] += sign * value
-                decisions_sum += decisions
-                if decisions > 0:
-                    policy_lanes += 1
-                early |= unfinished
-                illegal_any |= illegal
-                if share_chance:
-                    reached_max = max(reached_max, dealt)
-                else:
-                    chance_sum += dealt
+            for first in range(0, n_branches, 2):       # branches in pairs; an odd last one pairs with itself
+                second = min(first + 1, n_branches - 1)
+                c0_a, c1_a, key_a, card_a = _lane_inputs(
+                    first, k, branch_ids, own, root_player, share_hidden, share_chance, has_chance, shared_opp,
+                    shared_card, hidden_group, hidden_row, hid_cum, hid_last, policy_group, chance_key_k,
+                    policy_stream, tag_branch, tag_rollout, tag_stream, num_cards)
+                c0_b, c1_b, key_b, card_b = _lane_inputs(
+                    second, k, branch_ids, own, root_player, share_hidden, share_chance, has_chance, shared_opp,
+                    shared_card, hidden_group, hidden_row, hid_cum, hid_last, policy_group, chance_key_k,
+                    policy_stream, tag_branch, tag_rollout, tag_stream, num_cards)
+                v_a, d_a, h_a, il_a, u_a, v_b, d_b, h_b, il_b, u_b = _play_pair(
+                    start_nodes[first], c0_a, c1_a, key_a, card_a, start_nodes[second], c0_b, c1_b, key_b, card_b,
+                    public, steps, player, chance_child, child, legal, info_index, cdf, last_action, utility)
+                totals = (decisions_sum, policy_lanes, early, illegal_any, reached_max, chance_sum)
+                totals = _tally(v_a, d_a, h_a, il_a, u_a, returns, i, first, sign, share_chance, totals)
+                if second != first:
+                    totals = _tally(v_b, d_b, h_b, il_b, u_b, returns, i, second, sign, share_chance, totals)
+                decisions_sum, policy_lanes, early, illegal_any, reached_max, chance_sum = totals
             chance_sum += reached_max
         codes[i] = code_illegal if illegal_any else (code_early if early else 0)
         decisions_out[i], chance_out[i], policy_lanes_out[i] = decisions_sum, chance_sum, policy_lanes
