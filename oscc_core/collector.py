@@ -285,17 +285,26 @@ def _choose_engine(engine, device, trace, violation, chance_map, continuation_ma
 
 def _fused_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, last_action) -> dict:
     """`_collect_chunk`'s result computed by the fused kernel (same numbers, same counts)."""
-    g, b, _ = streams.lane_shape()
     out = fused.collect_chunk(game, root, streams, event, cdf, last_action)
-    root_draws, hidden_draws = (2 if root.public_in_root else 1), (1 if streams.arm.share_hidden else b)
-    chance = int(out["chance"].sum())
+    counts = _chunk_counts(root, streams, out["chance"], out["chance"], out["decisions"], out["policy_lanes"])
     return {"returns": out["returns"], "codes": out["codes"], "own_card": out["own_card"],
-            "public_card": out["public_card"],
-            "group_draws": root_draws + hidden_draws + out["chance"] + out["decisions"],
-            "_draws": {"root": g * root_draws, "hidden": g * hidden_draws, "chance": chance,
-                       "policy": int(out["decisions"].sum())},
-            "_keys": {"root": g, "hidden": g if streams.arm.share_hidden else g * b, "chance": chance,
-                      "policy": int(out["policy_lanes"].sum())}}
+            "public_card": out["public_card"], **counts}
+
+
+def _chunk_counts(root: Root, streams: Streams, chance_keys, chance_draws, decisions, policy_lanes) -> dict:
+    """Per-group physical draws and the chunk's logical-key and physical-draw counts by category.
+
+    chance_keys / chance_draws [G]: chance events addressed / uniforms consumed per group
+    (they differ only under the relabelled map); decisions [G]: policy draws per group;
+    policy_lanes [G] or int: hands that drew at least one policy action.
+    """
+    g, b, _ = streams.lane_shape()
+    root_draws, hidden_draws = (2 if root.public_in_root else 1), (1 if streams.arm.share_hidden else b)
+    return {"group_draws": root_draws + hidden_draws + chance_draws + decisions,
+            "_draws": {"root": g * root_draws, "hidden": g * hidden_draws, "chance": int(chance_draws.sum()),
+                       "policy": int(decisions.sum())},
+            "_keys": {"root": g, "hidden": g if streams.arm.share_hidden else g * b,
+                      "chance": int(chance_keys.sum()), "policy": int(policy_lanes.sum())}}
 
 
 def _draw_root(root: Root, streams: Streams, dev) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -342,19 +351,12 @@ def _collect_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, la
     codes[lanes.illegal.view(g, -1).any(1)] = CODE_OF["ILLEGAL"]
     reached = lanes.chance_draws.view(g, b, k)
     chance_per_group = reached.amax(1).sum(1) if streams.arm.share_chance else reached.sum((1, 2))
-    shared_chance = int(chance_per_group.sum())
     chance_draws_per_group = chance_per_group
     if continuation_map == "relabelled":      # each branch that reaches the event draws its permutation
         chance_draws_per_group = chance_per_group + (game.num_cards - 2) * reached.sum((1, 2))
-    used_policy = int((lanes.decisions > 0).sum())
-    root_draws, hidden_draws = (2 if root.public_in_root else 1), (1 if streams.arm.share_hidden else b)
-    group_draws = root_draws + hidden_draws + chance_draws_per_group + lanes.decisions.view(g, b * k).sum(1)
-    return {"returns": returns, "codes": codes, "own_card": own, "public_card": public, "group_draws": group_draws,
-            "_draws": {"root": g * root_draws,
-                       "hidden": g * hidden_draws,
-                       "chance": int(chance_draws_per_group.sum()), "policy": int(lanes.decisions.sum())},
-            "_keys": {"root": g, "hidden": g if streams.arm.share_hidden else g * b,
-                      "chance": shared_chance, "policy": used_policy}}
+    counts = _chunk_counts(root, streams, chance_per_group, chance_draws_per_group,
+                           lanes.decisions.view(g, b * k).sum(1), (lanes.decisions > 0).sum())
+    return {"returns": returns, "codes": codes, "own_card": own, "public_card": public, **counts}
 
 
 class _Accumulator:

@@ -159,7 +159,7 @@ def derive_key_reference_prefix(namespace: str, **leading) -> int:
         raise ValueError(f"namespace {namespace!r} hashes its fields in the order {ns.fields}, got {tuple(leading)}.")
     h = mix64_reference(ns.tag)
     for name, value in leading.items():
-        h = mix64_reference(mix64_reference(h ^ field_tag(name)) + value)
+        h = _absorb_reference(h, field_tag(name), value)
     return h
 
 
@@ -167,8 +167,13 @@ def derive_key_reference(namespace: str, **fields) -> int:
     """Plain-Python twin of `derive_key` for one set of integer fields."""
     h = mix64_reference(NAMESPACES[namespace].tag)
     for tag, value in _field_items(namespace, fields):
-        h = mix64_reference(mix64_reference(h ^ tag) + value)
+        h = _absorb_reference(h, tag, value)
     return _signed(h)
+
+
+def _absorb_reference(h: int, tag: int, value: int) -> int:
+    """One typed field into the hash state: mix64(mix64(h ^ tag) + value)."""
+    return mix64_reference(mix64_reference(h ^ tag) + value)
 
 
 def policy_key(run: int, split: int, group, branch, rollout=0, stream=None) -> torch.Tensor:
