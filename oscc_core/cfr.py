@@ -21,6 +21,7 @@ import numpy as np
 
 from .games import Game, get_game
 from .policy import table_to_policy, uniform_table
+from .reductions import sum_last_axis
 from .sequence_form import PlayerSequences, SequenceForm, sequence_form
 from .solver import NUM_PLAYERS, nash_conv_table
 
@@ -28,7 +29,7 @@ from .solver import NUM_PLAYERS, nash_conv_table
 def regret_matching(regrets: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     """Policy proportional to positive regrets [n, A]; `uniform` (over legal actions) where none is positive."""
     positive = np.maximum(regrets, 0.0)
-    total = (positive @ np.ones(positive.shape[1]))[:, None]   # faster than .sum(axis=1) on [n, 3]
+    total = sum_last_axis(positive)[:, None]   # fixed order: bitwise identical on every CPU
     return np.where(total > 0.0, positive / np.where(total > 0.0, total, 1.0), uniform)
 
 
@@ -53,7 +54,6 @@ class CFRPlus:
         self.cumulative_policy = [np.zeros_like(c) for c in self.current]
         self._legal = [ps.legal.astype(np.float64) for ps in self.sf.players]
         self._uniform = [c.copy() for c in self.current]
-        self._ones = np.ones(self.game.num_actions)
         self._plan = self.sf.realisation_plan(uniform)   # both players' current realisation plans
 
     def iterate(self) -> None:
@@ -66,7 +66,7 @@ class CFRPlus:
         sigma = self.current[p]
         g = sf.sweep_expected(ps, sf.direct_payoffs(ps, x), sigma)
         q = g[ps.seq_of]                                   # counterfactual action values
-        v = ((sigma * q) @ self._ones)[:, None]             # counterfactual state values
+        v = sum_last_axis(sigma * q)[:, None]               # counterfactual state values
         self.cumulative_policy[p] += self.iteration * x[ps.parent_seq, None] * sigma
         regrets = self.regrets[p]
         regrets += (q - v) * self._legal[p]                 # illegal actions never gain regret
@@ -78,7 +78,7 @@ class CFRPlus:
         """[n_info, A] the average policy; uniform at states never reached by their owner."""
         table = uniform_table(self.game)
         for ps, cumulative in zip(self.sf.players, self.cumulative_policy):
-            total = cumulative.sum(axis=1, keepdims=True)
+            total = sum_last_axis(cumulative)[:, None]
             table[ps.infosets] = np.where(total > 0.0, cumulative / np.where(total > 0.0, total, 1.0),
                                           table[ps.infosets])
         return table
@@ -120,8 +120,11 @@ def cfr_plus(game: "str | Game", iterations: int, curve_at=None):
 def _checkpoints(curve_at, iterations: int) -> set[int]:
     if curve_at is None:
         return set()
-    points = {int(t) for t in curve_at}
-    bad = sorted(t for t in points if not 1 <= t <= iterations)
+    if isinstance(curve_at, (str, bytes)) or not hasattr(curve_at, "__iter__"):
+        raise ValueError(f"curve_at must be a list of integer iteration counts between 1 and {iterations}, "
+                         f"got {curve_at!r}.")
+    points = list(curve_at)
+    bad = [t for t in points if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 1 <= t <= iterations]
     if bad:
-        raise ValueError(f"curve_at must list iteration counts between 1 and {iterations}, got {bad}.")
-    return points
+        raise ValueError(f"curve_at must list integer iteration counts between 1 and {iterations}, got {bad}.")
+    return {int(t) for t in points}

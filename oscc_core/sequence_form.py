@@ -29,6 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from .games import CHANCE, TERMINAL, Game, get_game
+from .reductions import sum_last_axis
 from .treepass import acting_infostates, terminal_utilities
 
 EMPTY_SEQUENCE = (0, 1)     # one empty sequence per player
@@ -186,9 +187,8 @@ class SequenceForm:
         when the player follows `sigma` [n_p, A] below I, and
         g[empty_sequence] is the player's expected utility (chips).
         """
-        ones = np.ones(self.num_actions)   # a matrix product sums small rows faster than .sum(axis=1)
         for level in reversed(ps.level_slices):
-            values = (sigma[level] * g[ps.seq_of[level]]) @ ones
+            values = sum_last_axis(sigma[level] * g[ps.seq_of[level]])   # fixed order, see reductions
             np.add.at(g, ps.parent_seq[level], values)
         return g
 

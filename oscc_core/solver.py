@@ -23,6 +23,7 @@ import numpy as np
 
 from .games import Game, get_game
 from .policy import policy_table, table_to_policy
+from .reductions import sum_last_axis
 from .sequence_form import SequenceForm, sequence_form
 
 NUM_PLAYERS = 2
@@ -85,7 +86,7 @@ def evaluate_table(sf: SequenceForm, table: np.ndarray) -> Evaluation:
                       own_reach=x[sf.parent_seq],
                       opponent_chance_reach=sf.opponent_chance_reach(x),
                       action_values=action_values,
-                      state_values=(table * action_values).sum(axis=1))
+                      state_values=sum_last_axis(table * action_values))
 
 
 def best_response_value_table(sf: SequenceForm, table: np.ndarray, player: int,
@@ -107,8 +108,9 @@ def nash_conv_table(sf: SequenceForm, table: np.ndarray) -> float:
 def best_response(game: "str | Game", policy: dict, player: int) -> BestResponse:
     """Best response of `player` (0 or 1) to the opponent's part of `policy`."""
     game = get_game(game)
-    if player not in range(NUM_PLAYERS):
-        raise ValueError(f"player must be 0 or 1, got {player!r}.")
+    if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or player not in range(NUM_PLAYERS):
+        raise ValueError(f"player must be the integer 0 or 1, got {player!r}.")
+    player = int(player)
     sf = sequence_form(game)
     table = policy_table(game, policy)
     value, choice = best_response_value_table(sf, table, player)

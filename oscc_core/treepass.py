@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .games import CHANCE, NO_PUBLIC_CARD, TERMINAL, Game, get_game
+from .reductions import sum_last_axis
 
 
 def acting_infostates(game: Game) -> np.ndarray:
@@ -51,5 +52,5 @@ def deal_values(game: Game, table: np.ndarray, power: int = 1) -> np.ndarray:
         probs = table[ids[:, decision]]                              # [D, K, A]
         child = tree.child[decision]                                 # [K, A]
         child_values = np.where(child >= 0, values[:, np.maximum(child, 0)], 0.0)
-        values[:, decision] = (probs * child_values).sum(axis=2)
+        values[:, decision] = sum_last_axis(probs * child_values)
     return values
