@@ -22,6 +22,7 @@ from .coupling import Arm, get_arm
 from .device import resolve_device
 from .games import Game, get_game
 from .ledger import CODE_OF, OK, digest, failure_counts
+from .params import check_memory
 from .policy import policy_table, uniform_table
 from .roots import Root, build_root
 from .rollout import chance_event_of_nodes, draw_index, play, policy_cdf
@@ -174,6 +175,12 @@ def _validate(game, root, arm, n_groups, seed, continuation, device, budget, chu
     return game, arm, table, root_obj, resolve_device(device)
 
 
+def _check_memory(n_groups: int, branches: int, keep_returns: bool, keep_draws: bool) -> None:
+    """Refuse up front a collection whose kept columns would not fit in memory (the estimate and the limit)."""
+    check_memory("n_groups", int(n_groups), kept_bytes_per_group(branches, keep_returns, keep_draws),
+                 hint=" (or pass keep_returns=False, which keeps only the failure codes)" if keep_returns else "")
+
+
 def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="uniform", device: str = "auto",
             *, budget: int = 1, chunk_size: int | None = None, split: str = "audit",
             keep_returns: bool = True, progress: bool = False, chance_map=None,
@@ -215,6 +222,7 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
     """
     game, arm_obj, table, root_obj, dev = _validate(game, root, arm, n_groups, seed, continuation,
                                                     device, budget, chunk_size, split)
+    _check_memory(n_groups, len(root_obj.actions), keep_returns, keep_draws)
     chance_maps.check_map(continuation_map)
     if continuation_map != chance_maps.DEFAULT_MAP and chance_map is not None:
         raise ValueError("give either continuation_map or a custom chance_map, not both.")
@@ -231,7 +239,7 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
               "budget": int(budget), "split": split}
     order = None
     if branch_order is not None:
-        order = [int(i) for i in branch_order]
+        order = _branch_order(branch_order, len(root_obj.actions))
         if sorted(order) != list(range(len(root_obj.actions))):
             raise ValueError(f"branch_order must be a permutation of 0..{len(root_obj.actions) - 1}, "
                              f"got {branch_order!r}.")
@@ -268,6 +276,21 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
                       own_card=cat.get("own_card"), public_card=cat.get("public_card"), stats=acc.stats(),
                       logical_keys=acc.logical, physical_draws=acc.physical, failures=failure_counts(cat["codes"]),
                       group_draws=cat.get("group_draws"))
+
+
+def _branch_order(branch_order, n: int) -> list[int]:
+    """The integers of `branch_order`; anything else (floats, strings, booleans) is a ValueError."""
+    items = None if isinstance(branch_order, (str, bytes)) or not hasattr(branch_order, "__iter__") \
+        else list(branch_order)
+    if items is None or any(isinstance(i, bool) or not isinstance(i, (int, np.integer)) for i in items):
+        raise ValueError(f"branch_order must be a permutation of the integers 0..{n - 1}, got {branch_order!r}.")
+    return [int(i) for i in items]
+
+
+def kept_bytes_per_group(branches: int, keep_returns: bool, keep_draws: bool) -> int:
+    """Memory `collect` keeps per group until it returns (twice the kept columns: parts, then their concatenation)."""
+    per = 1 + (8 * branches + 16 if keep_returns else 0) + (8 if keep_draws else 0)
+    return 2 * per
 
 
 def _choose_engine(engine, device, trace, violation, chance_map, continuation_map) -> bool:

@@ -53,6 +53,12 @@ class Moments:
         return float(self.mean[i] - self.mean[j])
 
 
+def _check_budget(budget) -> None:
+    """The continuation budget: a whole number of rollouts per branch, at least one."""
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise ValueError(f"budget must be an integer >= 1 (continuation rollouts per branch), got {budget!r}.")
+
+
 def _situation_moments(game: Game, root: Root, table: np.ndarray):
     """m, q [B, S, K] and the bin count K for every root situation."""
     v1, v2 = deal_values(game, table, 1), deal_values(game, table, 2)
@@ -129,6 +135,7 @@ def arm_moments(game: "str | Game", root: str, continuation="uniform", budget: i
     those of the legal root actions in their default order.
     """
     check_map(continuation_map)
+    _check_budget(budget)
     game = get_game(game)
     table = resolve_policy(game, continuation)
     r = build_root(game, root, table)
@@ -188,6 +195,7 @@ def infostate_moments(game: "str | Game", root: str, continuation="uniform", bud
     These are the Sigma(I) of the gradient noise N(Gamma; I) = tr(G(I) Sigma(I) G(I)^T);
     the weights are the root law's probabilities of I (they sum to one).
     """
+    _check_budget(budget)
     game = get_game(game)
     r = build_root(game, root, resolve_policy(game, continuation))
     info = r.situations[:, :2]

@@ -1,14 +1,30 @@
 """Notebook parameter checks: one clear sentence before any compute starts.
 
-Each notebook's second cell passes its parameters through these helpers.  A
-bad value raises `ParameterError`, which IPython renders as the sentence
-alone (no traceback), and papermill exits non-zero.
+Each notebook's validation cell passes its parameters through these helpers.
+A bad value raises `ParameterError`, which IPython renders as the sentence
+alone (no traceback), and papermill exits non-zero.  Sizes are bounded by
+the memory they need (`check_size`), and the output directory is checked
+for writability up front (`check_output_dir`), so that a bad value never
+fails after the computation.
 """
 from __future__ import annotations
 
+import hashlib
+import os
 from pathlib import Path
 
 from .device import resolve_device
+
+#: Largest seed: every stream key holds the seed in 63 bits.
+SEED_MAX = 2 ** 63 - 1
+#: Upper estimate of the memory one comparison group costs a chapter: the returns, cards and
+#: failure codes of every arm it keeps at once, plus the per-group bootstrap features (the
+#: measured peak-memory growth of chapter 02's five-arm audit is about 1.8 KiB per group).
+#: Chapter 03's noise audit costs more per group: see `oscc_core.noise.group_bytes`.
+GROUP_BYTES = 4096
+#: A computation may use at most this share of the machine's physical memory.
+MEMORY_FRACTION = 0.5
+NAMED_POLICIES = ("uniform", "cfr_plus")
 
 
 class ParameterError(ValueError):
@@ -39,12 +55,75 @@ def check_choice(name: str, value, choices) -> str:
     return value
 
 
-def check_ints(name: str, values, low: int) -> list[int]:
-    if not isinstance(values, (list, tuple)) or not values or \
-            any(isinstance(v, bool) or not isinstance(v, int) or v < low for v in values):
-        raise ParameterError(f"{name} must be a non-empty list of integers >= {low}, got {values!r}.")
+def check_ints(name: str, values, low: int, high: int | None = None) -> list[int]:
+    if not isinstance(values, (list, tuple)) or not values or any(
+            isinstance(v, bool) or not isinstance(v, int) or v < low or (high is not None and v > high)
+            for v in values):
+        allowed = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ParameterError(f"{name} must be a non-empty list of integers {allowed}, got {values!r}.")
     return list(values)
 
+
+def check_seed(name: str, value) -> int:
+    """A stream seed: an integer in [0, 2**63 - 1]."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= SEED_MAX:
+        raise ParameterError(f"{name} must be an integer in [0, 2**63 - 1], got {value!r}.")
+    return value
+
+
+def check_seeds(name: str, values) -> list[int]:
+    """A non-empty list of stream seeds, each an integer in [0, 2**63 - 1]."""
+    if not isinstance(values, (list, tuple)) or not values or any(
+            isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= SEED_MAX for v in values):
+        raise ParameterError(f"{name} must be a non-empty list of integers in [0, 2**63 - 1], got {values!r}.")
+    return list(values)
+
+
+# --- memory ---------------------------------------------------------------------------------
+
+def physical_memory() -> int:
+    """Bytes of physical memory on this machine (0 when the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX systems
+        return 0
+
+
+def memory_limit() -> int:
+    """Bytes a computation may hold: MEMORY_FRACTION of physical memory (16 GiB when unknown)."""
+    total = physical_memory()
+    return int(total * MEMORY_FRACTION) if total > 0 else 16 << 30
+
+
+def format_bytes(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} PiB"  # pragma: no cover
+
+
+def check_memory(name: str, value: int, bytes_each: int, unit: str = "group", limit: int | None = None,
+                 hint: str = "") -> int:
+    """Refuse `value` units when they need more than the memory limit; the sentence gives both (and `hint`)."""
+    limit = memory_limit() if limit is None else limit
+    need = int(value) * int(bytes_each)
+    if need > limit:
+        raise ParameterError(
+            f"{name}={value:,} needs about {format_bytes(need)} of memory ({bytes_each:,} bytes per {unit}), "
+            f"more than the limit of {format_bytes(limit)} (half of this machine's memory); "
+            f"use at most {limit // bytes_each:,}{hint}.")
+    return value
+
+
+def check_size(name: str, value, low: int, high: int | None = None, bytes_each: int = GROUP_BYTES,
+               unit: str = "group") -> int:
+    """An integer size >= low (and <= high) whose memory estimate fits the limit."""
+    check_int(name, value, low, high)
+    return check_memory(name, value, bytes_each, unit)
+
+
+# --- devices, policies, output --------------------------------------------------------------
 
 def check_device(name: str, value: str):
     try:
@@ -53,7 +132,7 @@ def check_device(name: str, value: str):
         raise ParameterError(f"{name}: {e}") from None
 
 
-def check_policy_source(name: str, value, named=("uniform", "cfr_plus")) -> str:
+def check_policy_source(name: str, value, named=NAMED_POLICIES) -> str:
     """A named policy or the path of a saved policy JSON file that exists."""
     if isinstance(value, str) and (value in named or Path(value).is_file()):
         return value
@@ -61,10 +140,49 @@ def check_policy_source(name: str, value, named=("uniform", "cfr_plus")) -> str:
                          f"{value!r} is neither.")
 
 
+def policy_source_record(value, named=NAMED_POLICIES):
+    """How a run manifest records a policy source: the name of a named policy, or a file by its content.
+
+    A file is recorded as ``{"source": "file", "sha256": <SHA-256 of its bytes>}``; its path is
+    not recorded (paths are not portable, and the same path can hold another policy tomorrow).
+    """
+    if isinstance(value, str) and value in named:
+        return value
+    path = Path(value)
+    if not path.is_file():
+        raise ParameterError(f"policy source must be one of {list(named)} or the path of a saved policy JSON file; "
+                             f"{str(value)!r} is neither.")
+    return {"source": "file", "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+
+
+OUTPUT_DIR_OVERRIDE = "OSCC_OUTPUT_DIR"   # set by `make test`: test runs never write into the repository
+
+
 def check_output_dir(name: str, value) -> Path:
+    """A directory the results can be written to, checked by writing and removing a probe file.
+
+    When the environment variable OSCC_OUTPUT_DIR is set (the Makefile's test
+    targets set it to a fresh temporary directory), it replaces `value`, so that
+    nbval's re-execution of the committed notebooks leaves `results/` untouched.
+    A missing directory is not created here (the results writer creates it); the probe goes into
+    its nearest existing ancestor instead, so that a refused run leaves no trace.
+    """
     if not isinstance(value, str) or not value:
         raise ParameterError(f"{name} must be a directory path string, got {value!r}.")
+    value = os.environ.get(OUTPUT_DIR_OVERRIDE) or value
     path = Path(value)
     if path.exists() and not path.is_dir():
         raise ParameterError(f"{name} must be a directory, but {value!r} is a file.")
+    existing = path.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    probe = existing / f".oscc-write-probe-{os.getpid()}"
+    try:
+        if not existing.is_dir():
+            raise NotADirectoryError(20, f"{str(existing)!r} is a file")
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise ParameterError(f"{name} must be a writable directory, but {value!r} is not "
+                             f"({e.strerror or type(e).__name__}).") from None
     return path

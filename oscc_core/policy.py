@@ -40,7 +40,8 @@ def policy_table(game: "str | Game", policy, name: str = "policy") -> np.ndarray
     """Validate a policy dict and return it as an array in infostate order.
 
     Raises ValueError with one sentence naming the parameter and the offending
-    information state when a state is missing, a row has the wrong length, a
+    information state when a state is missing, a row is not a flat list of
+    numbers (strings and nested lists are refused), has the wrong length, a
     probability is negative or not finite, mass sits on an illegal action, or
     a row does not sum to one.  Extra keys that are not information states of
     this game mean the policy is for another game and are rejected too.
@@ -59,7 +60,10 @@ def policy_table(game: "str | Game", policy, name: str = "policy") -> np.ndarray
     for i, s in enumerate(info.strings):
         if s not in policy:
             raise ValueError(f"{name} is missing information state {s!r}.")
-        row = np.asarray(policy[s], dtype=np.float64).reshape(-1)
+        row = _numeric_row(policy[s])
+        if row is None:
+            raise ValueError(f"{name} at {s!r} must be a flat list of {game.num_actions} numbers (one probability "
+                             f"per action id), got {policy[s]!r}.")
         if row.shape != (game.num_actions,):
             raise ValueError(f"{name} at {s!r} must list {game.num_actions} probabilities (one per action id), got {row.size}.")
         if not np.all(np.isfinite(row)) or np.any(row < 0):
@@ -83,14 +87,26 @@ def _table_if_valid(game: Game, policy) -> "np.ndarray | None":
     try:
         if not isinstance(policy, dict) or len(policy) != len(info):
             return None
-        table = np.array([policy[s] for s in info.strings], dtype=np.float64)
+        raw = np.array([policy[s] for s in info.strings])
     except (KeyError, ValueError, TypeError):
         return None
-    if table.shape != (len(info), game.num_actions):
-        return None
+    if raw.dtype.kind not in "biuf" or raw.shape != (len(info), game.num_actions):
+        return None                                    # strings, objects or nested rows
+    table = raw.astype(np.float64)
     valid = (np.all(np.isfinite(table)) and np.all(table >= 0) and not np.any(table[~info.legal] > 0)
              and np.all(np.abs(table.sum(axis=1) - 1.0) <= NORMALISATION_TOLERANCE))
     return table if valid else None
+
+
+def _numeric_row(value) -> "np.ndarray | None":
+    """A flat row of real numbers as float64, or None (strings, nested lists, objects)."""
+    try:
+        row = np.asarray(value)
+    except (ValueError, TypeError):
+        return None
+    if row.ndim != 1 or row.dtype.kind not in "biuf":
+        return None
+    return row.astype(np.float64)
 
 
 def save_policy(policy: dict, path: "str | Path") -> None:
