@@ -6,7 +6,16 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: setup test unit nbval book notebooks benchmark clean
+# Test runs never write into the repository: every notebook's output_dir is
+# redirected to a fresh temporary directory (oscc_core.params honours OSCC_OUTPUT_DIR).
+TMP_OUTPUT = OSCC_OUTPUT_DIR="$$(mktemp -d)"
+NBVAL = $(PY) -m pytest --nbval $(NOTEBOOKS) --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+# An emulated different CPU: numpy's dispatch above its baseline, torch's vector
+# kernels and numba's host-specific code generation all switched off.
+EMULATED_CPU = NPY_DISABLE_CPU_FEATURES="$$($(PY) -c 'from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(" ".join(d))')" \
+	ATEN_CPU_CAPABILITY=default NUMBA_CPU_NAME=generic NUMBA_CACHE_DIR="$$(mktemp -d)"
+
+.PHONY: setup test unit nbval portability book notebooks benchmark clean
 
 setup: $(STAMP)
 
@@ -20,14 +29,16 @@ $(STAMP): pyproject.toml
 test: setup unit nbval
 
 unit: setup
-	$(PY) -m pytest tests
+	$(PY) -m pytest tests -p no:cacheprovider
 
+# Re-execute the committed notebooks and fail when a text output changes.
 nbval: setup
-ifneq ($(NOTEBOOKS),)
-	$(PY) -m pytest --nbval $(NOTEBOOKS) --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
-else
-	@echo "no notebooks yet: nbval skipped"
-endif
+	$(TMP_OUTPUT) $(NBVAL)
+
+# The same regression on an emulated different CPU: committed outputs must not
+# depend on the CPU they were recorded on (DESIGN section 6).
+portability: setup
+	$(TMP_OUTPUT) $(EMULATED_CPU) $(NBVAL)
 
 # Execute every notebook in place at its default parameters, strip volatile metadata.
 notebooks: setup

@@ -62,13 +62,14 @@ def resolve_continuation(name: str, value: str, cfr_iterations: int, game: str =
 def check_root(name: str, value, continuation, game: str = GAME) -> str:
     """A root history that is a decision point reachable under the continuation (behaviour) policy.
 
-    An integer is read as the history of its digits (``papermill -p root 2``
-    passes the number 2, meaning the history "2").
+    The history must be a string: ``papermill -p root 2`` passes the number 2,
+    which is refused (a number loses leading zeros and cannot hold ``|``);
+    pass it as a string with ``papermill -r root 2`` or
+    ``python -m oscc_core run <chapter> -p root 2``.
     """
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        value = str(value)
     if not isinstance(value, str):
-        raise ParameterError(f"{name} must be a public history string such as '', '2' or '11|', got {value!r}.")
+        raise ParameterError(f"{name} must be a public history string such as '', '2' or '11|' (with papermill, "
+                             f"pass it with -r {name} VALUE, not -p), got {value!r}.")
     try:
         build_root(game, value, resolve_policy(game, continuation))
     except ValueError as exc:
@@ -249,8 +250,8 @@ def bound_row(quantity: str, claim_id: str, ours: float) -> dict:
     """A check against a bound the paper prints as '< value': reproduced when |ours| is below it."""
     bound = float(claims.claim(claim_id))
     ok = abs(ours) < bound
-    return {"quantity": quantity, "paper": f"< {bound:g}", "ours": f"{ours:.1e}", "95% interval": None,
-            "exact": 0.0, "verdict": claims.REPRODUCED if ok else claims.NOT_REPRODUCED, "claim id": claim_id}
+    return {"quantity": quantity, "paper": f"< {bound:g}", "ours": report.residual_text(ours, bound),
+            "95% interval": None, "exact": 0.0, "verdict": claims.REPRODUCED if ok else claims.NOT_REPRODUCED, "claim id": claim_id}
 
 
 def count_row(quantity: str, claim_id: str, ours: int, exact: int | None = None) -> dict:

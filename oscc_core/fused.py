@@ -17,6 +17,7 @@ counts (`tests/test_fused.py`), so which one ran never shows in a result.
 """
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 import numpy as np
@@ -27,6 +28,12 @@ from .games import CHANCE, TERMINAL, Game
 from .ledger import CODE_OF
 
 import numba
+
+# The compiled kernel is cached outside the package so that running the book
+# never writes into the source tree; NUMBA_CACHE_DIR, when set, wins.
+if not numba.config.CACHE_DIR:
+    numba.config.CACHE_DIR = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                                          "oscc_core", "numba")
 
 _U = np.uint64
 _MIX_1, _MIX_2, _GAMMA = _U(rng._MIX_1), _U(rng._MIX_2), _U(rng._GAMMA)

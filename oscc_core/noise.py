@@ -318,10 +318,11 @@ def proposition3_exact(geom: Geometry) -> "object":
 PROPOSITION = "0 (identity)"
 
 
-def _identity_row(quantity: str, value: float, ok: bool, interval=None, exact=None) -> dict:
-    return {"quantity": quantity, "paper": PROPOSITION, "ours": f"{value:.1e}" if interval is None else value,
-            "95% interval": interval, "exact": exact, "verdict": claims.REPRODUCED if ok else claims.NOT_REPRODUCED,
-            "claim id": None}
+def _identity_row(quantity: str, residual: float, tolerance: float) -> dict:
+    """An identity that holds up to rounding: reproduced when |residual| < tolerance, shown against it."""
+    return {"quantity": quantity, "paper": PROPOSITION, "ours": report.residual_text(residual, tolerance),
+            "95% interval": None, "exact": None,
+            "verdict": claims.REPRODUCED if abs(residual) < tolerance else claims.NOT_REPRODUCED, "claim id": None}
 
 
 def proposition3_rows(geom: Geometry, audit: "NoiseAudit", tolerance: float = 1e-12) -> list[dict]:
@@ -340,10 +341,10 @@ def proposition3_rows(geom: Geometry, audit: "NoiseAudit", tolerance: float = 1e
     scale = max(float(table["N(arm)"].abs().max()), 1.0)
     diff = float(table["difference residual"].abs().max())
     rows = [_identity_row("exact: max |N(arm) - N(ind) - 2 Σ<g_i,g_j> ΔCov| over I and arms", diff,
-                          diff < tolerance * scale)]
+                          tolerance * scale)]
     if "binary residual" in table:
         b = float(table["binary residual"].abs().max())
-        rows.append(_identity_row("exact: max |N - ||g1||² Var(R1-R2)| over I and arms", b, b < tolerance * scale))
+        rows.append(_identity_row("exact: max |N - ||g1||² Var(R1-R2)| over I and arms", b, tolerance * scale))
     gram = geom.gram()
     ref = audit.boot.cov("R:independent")
     for arm in ARMS[1:]:
@@ -363,7 +364,7 @@ def proposition3_rows(geom: Geometry, audit: "NoiseAudit", tolerance: float = 1e
             binary = float(geom.weight @ (g1 * (c[:, 0, 0] + c[:, 1, 1] - 2 * c[:, 0, 1])))
             worst = max(worst, abs(float(audit.noise(arm)[0]) - binary))
         rows.append(_identity_row("Monte Carlo: max |N̂ - Σ w ||g1||² V̂ar(R1-R2 | I)| over arms", worst,
-                                  worst < tolerance * scale))
+                                  tolerance * scale))
     return rows
 
 
@@ -711,6 +712,43 @@ def _block_noise(returns: np.ndarray, gram: np.ndarray, block_size: int, n_block
     dev = r - r.mean(1, keepdims=True)
     cov = np.einsum("kbi,kbj->kij", dev, dev) / (block_size - 1)
     return np.einsum("ij,kij->k", gram, cov)
+
+
+#: Memory per physical draw of the matched-cost frontier (traced collections of every arm, upper estimate).
+DRAW_BYTES = 1024
+
+
+def group_bytes(lag_grid, learning_rate_grid) -> int:
+    """Upper estimate of the memory per group of the noise audit: collections plus per-group updates of each setting.
+
+    Measured on Leduc: about 4 KiB per group plus about 1 KiB per group for each update setting (the five fixed
+    settings and one per lag and per learning rate of the grids).
+    """
+    return 4096 + 1024 * (5 + len(lag_grid) + len(learning_rate_grid))
+
+
+def expected_min_blocks(geom: Geometry, calibration_groups: int, block_size: int, sigmas: float = 4.0) -> int:
+    """Calibration blocks the smallest information state holds, at `sigmas` standard deviations below its mean.
+
+    Information state k receives Binomial(calibration_groups, weight_k) calibration groups; `calibrate_selection`
+    cuts each into blocks of `block_size` and needs `pilot_blocks + 2` blocks in every stratum.  This bound lets the
+    notebook refuse a `pilot_blocks` the calibration cannot hold before collecting anything.
+    """
+    n, w = calibration_groups, np.asarray(geom.weight, dtype=np.float64)
+    low = n * w - sigmas * np.sqrt(n * w * (1 - w))
+    return int(max(0.0, float(low.min())) // block_size)
+
+
+def check_pilot_blocks(name: str, pilot_blocks: int, geom: Geometry, calibration_groups: int,
+                       block_size: int) -> int:
+    """`pilot_blocks` leaves at least two calibration blocks in every information state (ParameterError if not)."""
+    blocks = expected_min_blocks(geom, calibration_groups, block_size)
+    if pilot_blocks + 2 > blocks:
+        raise ParameterError(
+            f"{name} must be at most {max(blocks - 2, 0)} (calibration_groups={calibration_groups:,} in blocks of "
+            f"{block_size} leave about {blocks} blocks in the smallest information state, and 2 must remain after "
+            f"the pilot), got {pilot_blocks}; raise calibration_groups or lower {name} or block_size.")
+    return pilot_blocks
 
 
 def calibrate_selection(geom: Geometry, collections: dict, block_size: int, pilot_blocks: int, delta: float,

@@ -1,9 +1,15 @@
 """Results files and paper-beside-reproduction tables.
 
 Every notebook writes `results/<stem>.json`: its manifest plus every
-reported quantity.  Floats are rounded to a fixed number of significant
-digits before writing so the bytes are identical on every run; the JSON is
-canonical (sorted keys).
+reported quantity.  The JSON is canonical (sorted keys).
+
+Portability: numpy, BLAS, torch and numba pick kernels by CPU, and those
+kernels round differently in the last bits.  So every float that leaves the
+library (a results file, a glued value, a printed table) is rounded to
+`SIGNIFICANT_DIGITS`; a float below `ZERO_TOLERANCE` in magnitude is zero up
+to rounding and is stored and glued as 0.0, and shown in a table against its
+tolerance (`residual_text`, "< 1e-12"), never as raw rounding noise.  The
+bytes are then the same on every CPU.
 """
 from __future__ import annotations
 
@@ -16,8 +22,43 @@ import numpy as np
 from . import claims
 from .ledger import manifest
 
-SIGNIFICANT_DIGITS = 12
+SIGNIFICANT_DIGITS = 10      # DESIGN section 6: what a results file, a glue value or a table may show
+ZERO_TOLERANCE = 1e-12       # |x| below this is "zero up to rounding" in residual columns
 NO_PAPER = "no paper value"     # verdict cell of a row the paper gives no number for
+
+
+def round_sig(x: float, digits: int = SIGNIFICANT_DIGITS) -> float:
+    """x rounded to `digits` significant digits; |x| < ZERO_TOLERANCE is zero up to rounding and becomes 0.0.
+
+    NaN and infinities are returned unchanged.
+    """
+    x = float(x)
+    if not math.isfinite(x):
+        return x
+    return 0.0 if abs(x) < ZERO_TOLERANCE else float(f"{x:.{digits}g}")
+
+
+def residual_text(value: float, tolerance: float = ZERO_TOLERANCE) -> str:
+    """An identity residual as text: "< tolerance" when below it, else the value itself (a failure to see)."""
+    return f"< {tolerance:.0e}" if abs(float(value)) < tolerance else f"{float(value):.2e}"
+
+
+def portable(value):
+    """A value as a notebook may show it: floats (also inside containers) rounded to SIGNIFICANT_DIGITS."""
+    if isinstance(value, (float, np.floating)):
+        return round_sig(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(portable(v) for v in value)
+    if isinstance(value, dict):
+        return {k: portable(v) for k, v in value.items()}
+    return value
+
+
+def glue(name: str, value, display: bool = False):
+    """myst_nb.glue of `portable(value)`: the glued text is the same on every CPU."""
+    from myst_nb import glue as myst_glue
+
+    return myst_glue(name, portable(value), display=display)
 
 
 def clean(obj):
@@ -32,9 +73,7 @@ def clean(obj):
         return int(obj)
     if isinstance(obj, (float, np.floating)):
         x = float(obj)
-        if not math.isfinite(x):
-            return None
-        return float(f"{x:.{SIGNIFICANT_DIGITS}g}")
+        return round_sig(x) if math.isfinite(x) else None
     return obj
 
 
@@ -103,13 +142,16 @@ def verdict_summary(tables: dict[str, list[dict]], kinds=tuple(claims.VERDICTS) 
 def round_frame(df, digits: int = 4, tiny_in_scientific: bool = False, fill_missing: bool = True):
     """Float columns as fixed-digit text (NaN -> "—"); deterministic for nbval.
 
-    tiny_in_scientific prints non-zero values below 10**-digits as 1.2e-15
-    (residual columns); fill_missing turns None cells into "—" as well.
+    tiny_in_scientific prints values below 10**-digits in scientific notation
+    (residual columns), and those below ZERO_TOLERANCE as "< 1e-12": rounding
+    noise differs between CPUs.  fill_missing turns None cells into "—" as well.
     """
     def fmt(x):
         if x != x:
             return "—"
-        if tiny_in_scientific and x != 0 and abs(x) < 10 ** -digits:
+        if tiny_in_scientific and abs(x) < ZERO_TOLERANCE:
+            return residual_text(x)
+        if tiny_in_scientific and abs(x) < 10 ** -digits:
             return f"{x:.1e}"
         return f"{x:.{digits}f}"
 
