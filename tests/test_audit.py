@@ -75,8 +75,15 @@ def test_each_failure_code_is_produced_by_its_injected_example(code):
 
 
 def test_nothing_is_dropped_silently():
-    for row in audit.failure_ledger("leduc", "", "full", N, 13, V.EXAMPLES, 1, 0.01):
-        assert row["valid"] + sum(row["failures"].values()) == row["groups"]
+    """Each injected fault excludes groups, and every excluded group is counted under a code."""
+    rows = audit.failure_ledger("leduc", "", "full", N, 13, V.EXAMPLES, 1, 0.01)
+    assert len(rows) == len(FAILURE_CODES)
+    for row in rows:
+        assert row["groups"] == N
+        excluded = N - row["valid"]
+        assert excluded > 0, row["code"]
+        assert sum(row["failures"].values()) == excluded, row["code"]
+        assert row["caught with its code"] + row["other codes"] == excluded, row["code"]
 
 
 def test_solver_with_enough_budget_does_not_time_out():

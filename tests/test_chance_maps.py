@@ -42,17 +42,57 @@ def test_permutations_are_uniform_over_the_24_orders():
 
 
 def test_default_map_is_byte_identical_to_the_collector_without_a_map():
-    plain = collect("leduc", "", "full", 20_000, seed=3, device="cpu")
-    named = collect("leduc", "", "full", 20_000, seed=3, device="cpu", continuation_map="semantic")
-    assert plain.digest == named.digest
-    assert torch.equal(plain.returns, named.returns)
-    assert plain.parameters == named.parameters
+    """The default ("semantic") collection equals one whose chance uniform goes through the identity,
+    on the torch engine as on the fused one, and its manifest names no map."""
+    default = collect("leduc", "", "full", 20_000, seed=3, device="cpu")
+    identity = collect("leduc", "", "full", 20_000, seed=3, device="cpu", engine="torch",
+                       chance_map=lambda u, lanes: u)
+    for named in (collect("leduc", "", "full", 20_000, seed=3, device="cpu", continuation_map="semantic"),
+                  collect("leduc", "", "full", 20_000, seed=3, device="cpu", continuation_map="semantic",
+                          engine="torch")):
+        assert torch.equal(named.returns, identity.returns) and named.stats == identity.stats
+        assert named.digest == default.digest
+    assert torch.equal(default.returns, identity.returns)
+    assert "continuation_map" not in default.parameters
 
 
-def test_keep_draws_adds_up_to_the_physical_ledger():
+def _draws_from_the_trace(col, trace, mp: str) -> dict:
+    """Physical draws counted from the rollout events alone: one root uniform per group, the hidden
+    deal once or per branch, one uniform per distinct chance address in a group (plus, relabelled,
+    one uniform per remaining card for each lane's permutation), one per policy action."""
+    g_total, b = col.returns.shape
+    groups, offset = [], 0
+    chance = torch.zeros(g_total, dtype=torch.int64)
+    policy = torch.zeros(g_total, dtype=torch.int64)
+    for rec in trace:
+        g, b_, k = rec["shape"]
+        addresses = set()
+        for ev in rec["events"]:
+            group = ev[1] // (b_ * k) + offset
+            if ev[0] == "chance":
+                for gr, key, ctr in zip(group.tolist(), ev[3].tolist(), ev[4].tolist()):
+                    addresses.add((gr, key, ctr))
+                if mp == "relabelled":
+                    chance += torch.bincount(group, minlength=g_total) * 4
+            else:
+                policy += torch.bincount(group, minlength=g_total)
+        for gr, _, _ in addresses:
+            chance[gr] += 1
+        offset += g
+    hidden = 1 if col.arm in ("root_only", "full") else b
+    return {"root": g_total, "hidden": g_total * hidden, "chance": int(chance.sum()), "policy": int(policy.sum()),
+            "per_group": 1 + hidden + chance + policy}
+
+
+@pytest.mark.parametrize("arm", ["continuation_only", "independent"])
+def test_keep_draws_adds_up_to_the_physical_ledger(arm):
     for mp in chance_maps.MAPS:
-        col = collect("leduc", "2", "continuation_only", 5_000, seed=4, device="cpu", continuation_map=mp,
-                      keep_draws=True)
+        trace = []
+        col = collect("leduc", "2", arm, 3_000, seed=4, device="cpu", continuation_map=mp, keep_draws=True,
+                      trace=trace, chunk_size=1_000)
+        counted = _draws_from_the_trace(col, trace, mp)
+        assert col.physical_draws == {c: counted[c] for c in ("root", "hidden", "chance", "policy")}, mp
+        assert torch.equal(col.group_draws, counted["per_group"]), mp
         assert int(col.group_draws.sum()) == sum(col.physical_draws.values())
 
 
@@ -77,11 +117,23 @@ def test_monte_carlo_moments_match_the_exact_moments_of_each_map(mp, arm):
 
 
 def test_every_map_preserves_each_branch_marginal_exactly():
-    ref = arm_moments("leduc", "2")["independent"]
+    """At root "2" every map and arm keeps the enumerated branch laws; Fold is a constant -1 there,
+    so any coupling of the marginals has zero covariance with it."""
+    pytest.importorskip("pyspiel")
+    from test_arm_moments_openspiel import branch_marginals, coupling_covariance_bounds
+
+    laws = branch_marginals("2")
+    mean = np.array([sum(p * u for u, p in law.items()) for law in laws])
+    var = np.array([sum(p * u * u for u, p in law.items()) for law in laws]) - mean ** 2
+    assert laws[0] == {-1.0: pytest.approx(1.0)}
     for mp in chance_maps.MAPS:
         for arm, m in arm_moments("leduc", "2", continuation_map=mp).items():
-            np.testing.assert_allclose(m.mean, ref.mean, atol=1e-12)
-            np.testing.assert_allclose(np.diag(m.cov), np.diag(ref.cov), atol=1e-12)
+            np.testing.assert_allclose(m.mean, mean, rtol=0, atol=1e-9)
+            np.testing.assert_allclose(np.diag(m.cov), var, rtol=0, atol=1e-9)
+            np.testing.assert_allclose(m.cov[0], 0.0, rtol=0, atol=1e-9)
+            for i, j in ((0, 1), (0, 2), (1, 2)):
+                low, high = coupling_covariance_bounds(laws[i], laws[j])
+                assert low - 1e-9 <= m.cov[i, j] <= high + 1e-9, (mp, arm, i, j)
 
 
 def test_monte_carlo_marginals_do_not_move_under_the_maps():
@@ -111,9 +163,17 @@ def test_covariance_sign_per_regime():
 
 
 def test_relabelled_chance_is_the_independent_cross_term():
+    """Relabelled cards are independent across branches: continuation_only has the enumerated
+    covariance of independent, and full that of root_only."""
+    pytest.importorskip("pyspiel")
+    from test_arm_moments_openspiel import enumerated_moments
+
     rel = arm_moments("leduc", "", continuation_map="relabelled")
-    np.testing.assert_allclose(rel["continuation_only"].cov, rel["independent"].cov, atol=1e-12)
-    np.testing.assert_allclose(rel["full"].cov, rel["root_only"].cov, atol=1e-12)
+    for arm, same_law in (("continuation_only", "independent"), ("full", "root_only")):
+        mean, cov = enumerated_moments("", same_law)
+        np.testing.assert_allclose(rel[arm].mean, mean, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(rel[arm].cov, cov, rtol=0, atol=1e-9)
+        assert abs(cov[0, 1] - enumerated_moments("", arm)[1][0, 1]) > 0.1    # the map does change it
 
 
 def test_custom_chance_map_and_named_map_cannot_be_combined():

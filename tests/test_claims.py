@@ -192,7 +192,14 @@ def test_verdict_needs_an_estimate_or_an_interval():
 
 
 def test_verdict_returns_one_of_three_labels():
-    assert C.VERDICTS == ("reproduced", "partly", "not reproduced")
+    labels = set()
+    for paper in (-10.0, 0.0, 0.44, 100.0):
+        for estimate in (-1e9, -10.5, -10.0, 0.0, 0.3, 0.44, 0.45, 95.0, 104.9, 106.0, 1e9, float("nan")):
+            for agrees in (None, False, True):
+                labels.add(C.verdict(paper, estimate, direction_agrees=agrees))
+                labels.add(C.verdict(paper, None, low=estimate - 1.0, high=estimate + 1.0, direction_agrees=agrees))
+    assert labels == {"reproduced", "partly", "not reproduced"}
+    assert set(C.VERDICTS) == labels
 
 
 def test_format_value_puts_thousands_separators_in_counts():
@@ -205,3 +212,18 @@ def test_format_value_keeps_printed_decimals_of_floats():
 
 def test_format_value_writes_intervals_as_pairs():
     assert C.format_value([0.0071, 0.0342]) == "[0.0071, 0.0342]"
+
+
+def test_results_floats_keep_ten_significant_digits_and_flush_rounding_noise():
+    from oscc_core.report import clean
+
+    assert clean({"a": 1.0455858762128507, "b": [2.717158284361473], "r": -7.105427358e-15}) == \
+        {"a": 1.045585876, "b": [2.717158284], "r": 0.0}
+
+
+def test_residual_text_names_the_tolerance_and_shows_a_failure():
+    from oscc_core.report import residual_text
+
+    assert residual_text(2.2e-16) == "< 1e-12"
+    assert residual_text(-1.1e-15, 5e-12) == "< 5e-12"
+    assert residual_text(3e-9) == "3.00e-09"

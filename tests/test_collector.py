@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import oscc_core
-from oscc_core import collect
+from oscc_core.collector import collect
 from oscc_core.exact import arm_moments
 from oscc_core.policy import uniform_policy
 
@@ -22,9 +22,15 @@ def test_chunked_collection_gives_identical_statistics_and_digest(engine):
     assert one.digest == chunked.digest
 
 
-def test_a_different_seed_changes_the_digest():
+def test_a_different_seed_changes_the_returns_and_the_digest():
     a = collect("leduc", "", "full", 2_000, seed=5, device="cpu")
     b = collect("leduc", "", "full", 2_000, seed=6, device="cpu")
+    again = collect("leduc", "", "full", 2_000, seed=5, device="cpu")
+    assert torch.equal(a.returns, again.returns)
+    # 2,000 groups of two branches: two seeds agree on a group with probability well below one,
+    # so the returns, and with them the sufficient statistics, must move
+    assert (a.returns != b.returns).any(1).sum() > 500
+    assert a.stats["sum_products"] != b.stats["sum_products"]
     assert a.digest != b.digest
 
 
@@ -50,15 +56,38 @@ def test_monte_carlo_moments_match_exact_within_four_standard_errors(root, arm):
 
 
 def test_full_coupling_lowers_the_contrast_variance_at_the_first_decision():
+    pytest.importorskip("pyspiel")
+    from test_arm_moments_openspiel import enumerated_moments
+
     m = arm_moments("leduc", "")
-    assert m["full"].contrast_var() < m["independent"].contrast_var()
+    expected = {}
+    for arm in ("independent", "full"):
+        _, cov = enumerated_moments("", arm)                # OpenSpiel tree enumeration, written in the test
+        expected[arm] = cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]
+    assert expected["full"] < expected["independent"]
+    assert m["full"].contrast_var() == pytest.approx(expected["full"], abs=1e-9)
+    assert m["independent"].contrast_var() == pytest.approx(expected["independent"], abs=1e-9)
 
 
-def test_branch_marginals_do_not_depend_on_the_arm():
-    m = arm_moments("leduc", "")
+@pytest.mark.parametrize("root", ["", "2"])
+def test_branch_marginals_do_not_depend_on_the_arm(root):
+    """Every arm is a coupling of the same branch laws: the enumerated means and variances, and a
+    covariance that some coupling of those laws can have (between the antitone and the comonotone
+    coupling; at root "2" Fold is a constant -1, so its covariances must be exactly zero)."""
+    pytest.importorskip("pyspiel")
+    from test_arm_moments_openspiel import branch_marginals, coupling_covariance_bounds
+
+    laws = branch_marginals(root)
+    mean = np.array([sum(p * u for u, p in law.items()) for law in laws])
+    var = np.array([sum(p * u * u for u, p in law.items()) for law in laws]) - mean ** 2
+    m = arm_moments("leduc", root)
     for arm in ARMS:
-        np.testing.assert_allclose(np.diag(m[arm].cov), np.diag(m["independent"].cov), rtol=1e-12)
-        np.testing.assert_allclose(m[arm].mean, m["independent"].mean, rtol=1e-12)
+        np.testing.assert_allclose(m[arm].mean, mean, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(np.diag(m[arm].cov), var, rtol=0, atol=1e-9)
+        for i in range(len(laws)):
+            for j in range(i + 1, len(laws)):
+                low, high = coupling_covariance_bounds(laws[i], laws[j])
+                assert low - 1e-9 <= m[arm].cov[i, j] <= high + 1e-9, (arm, i, j)
 
 
 def test_summary_contrast_is_first_legal_action_minus_second():
@@ -131,4 +160,7 @@ def test_cuda_without_cuda_is_rejected():
 
 
 def test_collect_is_exported_at_top_level():
-    assert oscc_core.collect is collect
+    from oscc_core import collector
+
+    assert oscc_core.collect is collector.collect
+    assert "collect" in dir(oscc_core)

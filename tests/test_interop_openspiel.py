@@ -35,22 +35,30 @@ def test_round_trip_through_openspiel_returns_the_same_policy(name):
         np.testing.assert_allclose(back[state], policy[state], atol=0)
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_to_openspiel_gives_openspiel_the_same_action_probabilities(name):
+def decision_states(game) -> dict:
+    """One OpenSpiel state for every information state of the game, found by walking the whole tree."""
+    found, stack = {}, [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if not state.is_chance_node():
+            found.setdefault(state.information_state_string(), state)
+        stack.extend(state.child(a) for a in state.legal_actions())
+    return found
+
+
+@pytest.mark.parametrize("name, infostates", [("kuhn", 12), ("leduc", 936)])
+def test_to_openspiel_gives_openspiel_the_same_action_probabilities(name, infostates):
     policy = random_policy(name, np.random.default_rng(6))
     tabular = to_openspiel(name, policy)
-    game = pyspiel.load_game(get_game(name).openspiel_name)
-    state = game.new_initial_state()
-    while state.is_chance_node():        # a deal, then walk the first legal actions
-        state = state.child(state.legal_actions()[0])
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state = state.child(state.legal_actions()[0])
-            continue
-        expected = policy[state.information_state_string()]
+    states = decision_states(pyspiel.load_game(get_game(name).openspiel_name))
+    assert len(states) == infostates and states.keys() == policy.keys()
+    for key, state in states.items():
         probabilities = tabular.action_probabilities(state)
-        assert [probabilities.get(a, 0.0) for a in range(len(expected))] == pytest.approx(expected)
-        state = state.child(state.legal_actions()[-1])
+        expected = policy[key]
+        assert set(probabilities) == set(state.legal_actions())
+        assert [probabilities.get(a, 0.0) for a in range(len(expected))] == pytest.approx(expected, abs=1e-15)
 
 
 @pytest.mark.parametrize("name", GAMES)

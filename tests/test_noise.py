@@ -38,19 +38,56 @@ def test_gradient_ratio_of_the_full_arm_is_below_one_and_near_exact(geom, collec
     assert r.value < 1 and r.low <= r.exact <= r.high
 
 
-def test_proposition_3_residuals_are_rounding_only_with_exact_covariances(geom):
-    table = nz.proposition3_exact(geom)
+def _enumerated_noise_table(g) -> dict:
+    """(own card, arm) -> (N(arm), 2 sum_{i<j} <g_i,g_j> (Sigma_ij - Sigma'_ij), Var(R_1 - R_2)) from
+    covariances enumerated with OpenSpiel and the softmax Jacobian G = diag(pi) - pi pi^T."""
+    from test_arm_moments_openspiel import enumerated_moments
+
+    out = {}
+    for k, (own, pub) in enumerate(g.infos):
+        assert pub == -1                                    # both roots are round-one roots
+        p = g.probs[k]
+        jac = np.diag(p) - np.outer(p, p)
+        gram = jac.T @ jac
+        ref = enumerated_moments(g.root.history, "independent", own_card=own)[1]
+        for arm in nz.ARMS[1:]:
+            cov = enumerated_moments(g.root.history, arm, own_card=own)[1]
+            rhs = sum(2 * gram[i, j] * (cov[i, j] - ref[i, j])
+                      for i in range(len(p)) for j in range(i + 1, len(p)))
+            out[(own, arm)] = (float((gram * cov).sum()), rhs, cov[0, 0] + cov[1, 1] - 2 * cov[0, 1])
+    return out
+
+
+def _check_proposition_3(g, table) -> None:
+    expected = _enumerated_noise_table(g)
+    assert len(table) == len(expected)
     scale = float(table["N(arm)"].abs().max())
-    assert float(table["difference residual"].abs().max()) < 1e-12 * scale
-    assert float(table["binary residual"].abs().max()) < 1e-12 * scale
+    for _, row in table.iterrows():
+        n_arm, rhs, contrast_var = expected[(row["own card"], row["arm"])]
+        assert row["N(arm)"] == pytest.approx(n_arm, abs=1e-9)
+        assert row["2 sum <g_i,g_j> dCov"] == pytest.approx(rhs, abs=1e-9)
+        assert abs(row["difference residual"]) < 1e-12 * scale
+        if "binary residual" in table:
+            p1 = g.probs[list(g.infos).index((row["own card"], -1))][0]
+            g1_norm2 = 2 * (p1 * (1 - p1)) ** 2                # g_1 = p_1 (1 - p_1) (1, -1)
+            assert row["||g1||^2 Var(R1-R2)"] == pytest.approx(g1_norm2 * contrast_var, abs=1e-9)
+            assert abs(row["binary residual"]) < 1e-12 * scale
+
+
+def test_proposition_3_residuals_are_rounding_only_with_exact_covariances(geom):
+    pytest.importorskip("pyspiel")
+    table = nz.proposition3_exact(geom)
+    assert "binary residual" in table
+    _check_proposition_3(geom, table)
 
 
 def test_proposition_3_holds_at_a_three_action_root_with_a_cfr_root_policy():
+    pytest.importorskip("pyspiel")
     g = nz.geometry("2", "uniform", "cfr_plus", cfr_iterations=30)
     assert len(g.actions) == 3
     table = nz.proposition3_exact(g)
-    assert float(table["difference residual"].abs().max()) < 1e-12 * float(table["N(arm)"].abs().max())
     assert "binary residual" not in table
+    _check_proposition_3(g, table)
 
 
 def test_zero_clipping_control_gives_realised_update_equal_to_projected_gradient(geom, collections):

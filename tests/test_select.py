@@ -46,10 +46,18 @@ def test_selects_the_certified_arm_with_the_smallest_objective():
 
 
 def test_false_certification_rate_stays_below_delta_when_there_is_no_gain():
+    """With no gain, a certificate needs mean(X) > r_n = B sqrt(2 log(2M/delta)/n).  For uniform scores
+    on [-1, 1] (sd 1/sqrt(3)) and n = 64 that is 4.3 standard errors: essentially never.  A radius
+    a few times too small (4.3 / 3 = 1.4 standard errors) would certify about 8% of the trials."""
+    n, bound, m, delta = 64, 1.0, 1, 0.1
+    radius = bound * math.sqrt(2 * math.log(2 * m / delta) / n)
     rng = np.random.default_rng(3)
     trials = 2_000
-    wrong = sum(sel.certify(rng.uniform(-1, 1, 64), "full", 1.0, 1, 0.1).certified for _ in range(trials))
-    assert wrong / trials <= 0.1
+    scores = rng.uniform(-1, 1, (trials, n))
+    certs = [sel.certify(x, "full", bound, m, delta) for x in scores]
+    for cert, x in zip(certs[:50], scores):
+        assert cert.lower_bound == pytest.approx(x.mean() - radius, abs=1e-12)
+    assert sum(c.certified for c in certs) == sum(x.mean() > radius for x in scores) <= 2
 
 
 def test_rv_select_uses_mean_pairwise_contrast_variance():
