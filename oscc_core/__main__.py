@@ -1,7 +1,7 @@
 """``python -m oscc_core run <chapter> -p name value ... [-o outdir]``: see `oscc_core.runner`."""
 import sys
 
-from .runner import main
+from oscc_core.reporting.runner import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -19,7 +19,7 @@ controls:
   run audit into the safety decision (accept only when C1-C5 all hold).
 
 Swap checks (`branch_swap`, `seat_swap`) and the paper-beside-reproduction
-rows for fraction-valued claims (`fraction_row`) complete the chapter.
+rows for fraction-valued claims (`Row.fraction`) complete the chapter.
 Every group of a run ends with exactly one code (0 = valid): nothing leaves
 a denominator silently.
 """
@@ -34,22 +34,24 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from . import claims, rng
-from .cfr import CFRPlus
-from .collector import Collection, Streams, collect, contrast_moments
-from .coupling import get_arm
-from .exact import arm_moments
-from .games import TERMINAL, get_game
-from .ledger import CODE_OF, FAILURE_CODES, OK, failure_counts
-from .policy import uniform_table
-from .rollout import _step, chance_event_of_nodes, policy_cdf
-from .violations import Violation
+from oscc_core.engine import rng
+from oscc_core.engine.arms import get_arm
+from oscc_core.engine.collector import Collection, Streams, collect, contrast_moments
+from oscc_core.engine.failures import CODE_OF, FAILURE_CODES, OK, failure_counts
+from oscc_core.engine.rollout import ChanceEvent, chance_event_of_nodes, policy_cdf, step
+from oscc_core.engine.violations import Violation
+from oscc_core.exact.arm_moments import arm_moments
+from oscc_core.exact.cfr import CFRPlus
+from oscc_core.games import TERMINAL, get_game
+from oscc_core.policy import uniform_table
+from oscc_core.reporting import claims
+from oscc_core.reporting.rows import Row
 
 Z_MARGINAL = 4.0          # C1: |branch mean - exact mean| must stay within this many standard errors
-_ACTION_TAG = rng._signed(rng._tag("oscc/trace/action"))
-_CHANCE_TAG = rng._signed(rng._tag("oscc/trace/chance"))
-_JOIN_TAG = rng._signed(rng._tag("oscc/trace/join"))
-_ADDRESS_TAG = rng._signed(rng._tag("oscc/trace/address"))
+_ACTION_TAG = rng.signed(rng.tag("oscc/trace/action"))
+_CHANCE_TAG = rng.signed(rng.tag("oscc/trace/chance"))
+_JOIN_TAG = rng.signed(rng.tag("oscc/trace/join"))
+_ADDRESS_TAG = rng.signed(rng.tag("oscc/trace/address"))
 CODE_NAMES = [FAILURE_CODES[c][0] for c in sorted(FAILURE_CODES)]
 
 # The paper's RNG dependency table (tab:rng-dependency) row that each namespace implements.
@@ -99,7 +101,7 @@ def policy_key_takes_no_state() -> bool:
 def observation_hash_table(game_name: str) -> torch.Tensor:
     """int64 observation hash of every information state: SHA-256 of its OpenSpiel string."""
     strings = get_game(game_name).infostates.strings
-    return torch.tensor([rng._signed(int.from_bytes(hashlib.sha256(s.encode()).digest()[:8], "little"))
+    return torch.tensor([rng.signed(int.from_bytes(hashlib.sha256(s.encode()).digest()[:8], "little"))
                          for s in strings], dtype=torch.int64)
 
 
@@ -112,7 +114,7 @@ def engine_step(game, node, c0, c1, public, keys, counter, violation=None):
     t = game.tables("cpu")
     cdf, last = policy_cdf(uniform_table(game), "cpu")
     illegal = torch.zeros(len(node), dtype=torch.bool)
-    _, _, _, info, action, _, used = _step(node, c0, c1, public, keys, counter, illegal, t["player"],
+    _, _, _, info, action, _, used = step(node, c0, c1, public, keys, counter, illegal, t["player"],
                                            t["info_index"].reshape(-1), cdf, last, t["legal"], t["child"],
                                            game.num_cards, violation)
     return info, action, used
@@ -300,9 +302,9 @@ def _audit_chunk(game, rec: dict, run: int, split: int, arm, event: int, violati
     transitions = obs_drift_tr = gaps = chance_events = policy_events = 0
     visited = torch.zeros(len(info), dtype=torch.bool)
     for ev in rec["events"]:
-        lanes = ev[1].cpu()
-        if ev[0] == "chance":
-            card, key, ctr = ev[2].cpu(), ev[3].cpu(), ev[4].cpu()
+        lanes = ev.lanes.cpu()
+        if isinstance(ev, ChanceEvent):
+            card, key, ctr = ev.card.cpu(), ev.key.cpu(), ev.counter.cpu()
             chance_events += len(lanes)
             bad = (key != declared_chance[lanes]) | (ctr != 0)
             gaps += int(bad.sum())
@@ -312,7 +314,7 @@ def _audit_chunk(game, rec: dict, run: int, split: int, arm, event: int, violati
             _fold(lane_hash, lanes, rng.mix64(card + _CHANCE_TAG))
             _fold(addr_hash, lanes, rng.mix64(key ^ _ADDRESS_TAG) + ctr)
             continue
-        ids, action, uctr, ukey = (x.cpu() for x in ev[3:7])
+        ids, action, uctr, ukey = (x.cpu() for x in (ev.infostate, ev.action, ev.counter, ev.key))
         n_t = len(lanes)
         visited[ids] = True
         transitions += n_t
@@ -631,87 +633,57 @@ def failure_ledger(game, root: str, arm: str, n_groups: int, seed: int, examples
 
 
 # ----- 6. paper rows for fraction-valued claims -----------------------------------
-def parse_fraction(value) -> tuple[int, int]:
-    num, den = str(value).split("/")
-    return int(num), int(den)
-
-
-def bound_row(quantity: str, claim_id: str, ours: float) -> dict:
-    """Row for a claim the paper prints as an upper bound ('< x'): reproduced when ours is below it."""
-    paper = claims.claim(claim_id)
-    return {"quantity": quantity, "paper": f"< {paper:g}", "ours": ours, "95% interval": None, "exact": None,
-            "verdict": claims.REPRODUCED if ours < float(paper) else claims.NOT_REPRODUCED, "claim id": claim_id}
-
-
-def fraction_row(quantity: str, claim_id: str, num: int, den: int) -> dict:
-    """A `report.compare`-style row for a claim printed as 'k/n': the verdict compares the rates k/n."""
-    paper = claims.claim(claim_id)
-    pn, pd_ = parse_fraction(paper)
-    ours = f"{num}/{den}"
-    verdict = claims.verdict(float(Fraction(pn, pd_)), float(Fraction(num, den)))
-    return {"quantity": quantity, "paper": paper, "ours": ours, "95% interval": None, "exact": None,
-            "verdict": verdict, "claim id": claim_id}
-
-
 # ----- 7. the chapter's comparison rows ------------------------------------------
 def _ci(x: float, se: float) -> tuple[float, float]:
     return (x - 1.96 * se, x + 1.96 * se)
 
 
 def observation_rows(oa: ObservationAudit) -> list[dict]:
-    from .report import compare
-
     return [
-        compare("observation audit: states audited", "method_obs.observation_audit.states", oa.states),
-        compare("observation audit: opponent-card exposures", "method_obs.observation_audit.opponent_card_exposures",
+        Row.compare("observation audit: states audited", "method_obs.observation_audit.states", oa.states),
+        Row.compare("observation audit: opponent-card exposures", "method_obs.observation_audit.opponent_card_exposures",
                 oa.exposures),
-        fraction_row("observation boundary: states verified", "release.observation_boundary.states_verified",
+        Row.fraction("observation boundary: states verified", "release.observation_boundary.states_verified",
                      oa.verified, oa.states),
     ]
 
 
 def implementation_rows(paired: dict, independent: dict) -> list[dict]:
     """tab:app-implementation-checks, pooled over seeds (the paper's column is one 5,120-group run)."""
-    from .report import compare
-
     rows = []
     for col, res in (("paired", paired), ("independent", independent)):
         p = res["pooled"]
         lo, hi = _ci(p["marginal_shift"], p["marginal_shift_se"])
         rows += [
-            fraction_row(f"unique group key ({col})", f"impl_checks.unique_group_key.{col}", p["unique"], p["groups"]),
-            fraction_row(f"observation hash drift ({col})", f"impl_checks.observation_hash_drift.{col}",
+            Row.fraction(f"unique group key ({col})", f"impl_checks.unique_group_key.{col}", p["unique"], p["groups"]),
+            Row.fraction(f"observation hash drift ({col})", f"impl_checks.observation_hash_drift.{col}",
                          p["obs_drift"], p["transitions"]),
-            fraction_row(f"stream counter gap ({col})", f"impl_checks.stream_counter_gap.{col}", p["gaps"], p["events"]),
-            fraction_row(f"branch-swap sign ({col})", f"impl_checks.branch_swap_sign.{col}", p["swap_reversed"],
+            Row.fraction(f"stream counter gap ({col})", f"impl_checks.stream_counter_gap.{col}", p["gaps"], p["events"]),
+            Row.fraction(f"branch-swap sign ({col})", f"impl_checks.branch_swap_sign.{col}", p["swap_reversed"],
                          p["groups"]),
-            compare(f"marginal return shift ({col})", f"impl_checks.marginal_return_shift.{col}",
+            Row.compare(f"marginal return shift ({col})", f"impl_checks.marginal_return_shift.{col}",
                     p["marginal_shift"], lo, hi),
         ]
     return rows
 
 
 def swap_rows(bs: dict, ss: dict) -> list[dict]:
-    from .report import compare
-
     return [
-        bound_row("branch swap: variance residual", "seat_swap.branch_swap.variance_residual", bs["variance_residual"]),
-        fraction_row("branch swap: group count", "seat_swap.branch_swap.group_count", min(bs["valid"]), bs["groups"]),
-        compare("seat swap: variance relative drift", "seat_swap.seat_swap.variance_rel_drift",
+        Row.below("branch swap: variance residual", "seat_swap.branch_swap.variance_residual", bs["variance_residual"]),
+        Row.fraction("branch swap: group count", "seat_swap.branch_swap.group_count", min(bs["valid"]), bs["groups"]),
+        Row.compare("seat swap: variance relative drift", "seat_swap.seat_swap.variance_rel_drift",
                 ss["variance_rel_drift"], direction_agrees=ss["variance_rel_drift"] <= claims.claim(
                     "seat_swap.seat_swap.variance_rel_drift")),
-        fraction_row("seat swap: group count", "seat_swap.seat_swap.group_count", min(ss["valid"]), ss["groups"]),
+        Row.fraction("seat swap: group count", "seat_swap.seat_swap.group_count", min(ss["valid"]), ss["groups"]),
     ]
 
 
 def violation_rows(controls: dict) -> list[dict]:
     """tab:safety-violations: affected groups, marginal shift, replay failure rate, apparent variance change."""
-    from .report import compare
-
-    rows = [compare("controlled violations", "text_safety.violation_conditions", len(controls))]
+    rows = [Row.compare("controlled violations", "text_safety.violation_conditions", len(controls))]
     worst = min(controls.values(), key=lambda c: Fraction(c["rejected"], c["groups"]))
     rejected, groups = worst["rejected"], worst["groups"]
-    rows.append(fraction_row("rejected injected groups (worst condition)",
+    rows.append(Row.fraction("rejected injected groups (worst condition)",
                              "text_rootbudget.safety.rejected_groups_per_condition", rejected, groups))
     for name, c in controls.items():
         lo, hi = _ci(c["marginal_shift"], c["marginal_shift_se"])
@@ -720,11 +692,11 @@ def violation_rows(controls: dict) -> list[dict]:
         vlo, vhi = _ci(c["variance_change_pct"], c["variance_change_pct_se"])
         paper_v = claims.claim(f"safety.{name}.apparent_variance_change")
         rows += [
-            fraction_row(f"{name}: affected groups", f"safety.{name}.affected_groups", c["affected_groups"], c["groups"]),
-            compare(f"{name}: marginal shift", f"safety.{name}.marginal_shift", c["marginal_shift"], lo, hi),
-            compare(f"{name}: replay failure rate", f"safety.{name}.replay_failure_rate", p,
+            Row.fraction(f"{name}: affected groups", f"safety.{name}.affected_groups", c["affected_groups"], c["groups"]),
+            Row.compare(f"{name}: marginal shift", f"safety.{name}.marginal_shift", c["marginal_shift"], lo, hi),
+            Row.compare(f"{name}: replay failure rate", f"safety.{name}.replay_failure_rate", p,
                     max(0.0, p - 1.96 * rse), min(1.0, p + 1.96 * rse)),
-            compare(f"{name}: apparent variance change (%)", f"safety.{name}.apparent_variance_change",
+            Row.compare(f"{name}: apparent variance change (%)", f"safety.{name}.apparent_variance_change",
                     c["variance_change_pct"], vlo, vhi,
                     direction_agrees=(c["variance_change_pct"] < 0) == (paper_v < 0)),
         ]

@@ -19,15 +19,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from . import claims, report, stats
-from .cfr import cfr_plus
-from .collector import Collection, collect, resolve_policy
-from .exact import Moments, arm_moments
-from .games import get_game
-from .params import ParameterError
-from .policy import load_policy, table_to_policy
-from .report import NO_PAPER
-from .roots import build_root
+from oscc_core.engine.collector import Collection, collect
+from oscc_core.engine.roots import build_root
+from oscc_core.exact.arm_moments import Moments, arm_moments
+from oscc_core.exact.cfr import cfr_plus
+from oscc_core.games import get_game
+from oscc_core.method import stats
+from oscc_core.policy import load_policy, resolve_policy, table_to_policy
+from oscc_core.reporting import claims
+from oscc_core.reporting.params import ParameterError
+from oscc_core.reporting.rows import Row
 
 GAME = "leduc"
 ARMS = ("independent", "root_only", "continuation_only", "full", "policy_namespace")
@@ -234,32 +235,11 @@ def paired_audit(root: str, arms, n_groups: int, seed: int, continuation, device
 
 def row(quantity: str, claim_id: str | None, est: Estimate, direction_agrees: bool | None = None,
         paper_interval_id: str | None = None) -> dict:
-    """A paper-beside-ours row (``report.compare``) from an Estimate; no claim id -> no paper value."""
-    if claim_id is None:
-        out = {"quantity": quantity, "paper": None, "ours": est.value, "95% interval": (est.low, est.high),
-               "exact": est.exact, "verdict": NO_PAPER, "claim id": None}
-    else:
-        out = report.compare(quantity, claim_id, est.value, est.low, est.high, direction_agrees, est.exact)
+    """A paper-beside-ours row from an Estimate; no claim id -> no paper value."""
+    out = Row.estimate(quantity, claim_id, est, direction_agrees)
     if paper_interval_id is not None:
-        lo, hi = claims.claim(paper_interval_id)
-        out = {**out, "paper 95% interval": (float(lo), float(hi))}
+        out = out.with_paper_interval(*claims.claim(paper_interval_id))
     return out
-
-
-def bound_row(quantity: str, claim_id: str, ours: float) -> dict:
-    """A check against a bound the paper prints as '< value': reproduced when |ours| is below it."""
-    bound = float(claims.claim(claim_id))
-    ok = abs(ours) < bound
-    return {"quantity": quantity, "paper": f"< {bound:g}", "ours": report.residual_text(ours, bound),
-            "95% interval": None, "exact": 0.0, "verdict": claims.REPRODUCED if ok else claims.NOT_REPRODUCED, "claim id": claim_id}
-
-
-def count_row(quantity: str, claim_id: str, ours: int, exact: int | None = None) -> dict:
-    """An exact count against the paper's count."""
-    paper = claims.claim(claim_id)
-    return {"quantity": quantity, "paper": paper, "ours": int(ours), "95% interval": None, "exact": exact,
-            "verdict": claims.REPRODUCED if int(paper) == int(ours) else claims.NOT_REPRODUCED,
-            "claim id": claim_id}
 
 
 def fixed_root_rows(audit: PairedAudit) -> list[dict]:
@@ -268,9 +248,9 @@ def fixed_root_rows(audit: PairedAudit) -> list[dict]:
     lower = full_v.value < ind_v.value
     ind_m, full_m = audit.contrast_mean("independent"), audit.contrast_mean("full")
     rows = [
-        count_row("independent: pairs", "main.independent.pairs", audit.valid),
-        count_row("full: pairs", "main.cp_grpo_paired.pairs", audit.valid),
-        count_row("failed or filtered groups (all arms)", "text_precision.both_arms.failed_or_filtered_groups",
+        Row.count("independent: pairs", "main.independent.pairs", audit.valid),
+        Row.count("full: pairs", "main.cp_grpo_paired.pairs", audit.valid),
+        Row.count("failed or filtered groups (all arms)", "text_precision.both_arms.failed_or_filtered_groups",
                   audit.groups - audit.valid, 0),
         row("independent: contrast mean", "main.independent.reported_mean", ind_m,
             ind_m.value * claims.claim("main.independent.reported_mean") > 0),
@@ -337,7 +317,7 @@ def identity_rows(collections: dict[str, Collection], pair: tuple[int, int]) -> 
     for arm, c in collections.items():
         rec = stats.variance_identity(c.summary(), *pair)
         records[arm] = rec
-        rows.append(bound_row(f"{arm}: Var(R1-R2) - (Var R1 + Var R2 - 2 Cov)",
+        rows.append(Row.residual(f"{arm}: Var(R1-R2) - (Var R1 + Var R2 - 2 Cov)",
                               "text_precision.both_arms.variance_identity_residual", rec["residual"]))
     return rows, records
 
@@ -358,7 +338,7 @@ def seed_rows(audits: dict[int, PairedAudit]) -> list[dict]:
             cid = f"{base}.{q}" if f"{base}.{q}" in known else None
             rows.append(row(f"seed {seed}: {q.replace('_', ' ')}", cid, est, direction))
         if f"{base}.valid_groups" in known:
-            rows.append(count_row(f"seed {seed}: valid groups", f"{base}.valid_groups", a.valid))
+            rows.append(Row.count(f"seed {seed}: valid groups", f"{base}.valid_groups", a.valid))
     return rows
 
 
@@ -368,7 +348,7 @@ def seed_range_rows(audits: dict[int, PairedAudit]) -> list[dict]:
     out = []
     for q, v in (("ratio_min", min(ratios)), ("ratio_max", max(ratios))):
         cid = f"seed_precision_text.{q}"
-        r = report.compare(f"seed ratios: {q.split('_')[1]}imum", cid, v, direction_agrees=v < 1,
+        r = Row.compare(f"seed ratios: {q.split('_')[1]}imum", cid, v, direction_agrees=v < 1,
                            exact=audits[next(iter(audits))].ratio().exact)
         out.append(r)
     return out
@@ -433,7 +413,7 @@ def budget_rows(audits: dict[int, PairedAudit]) -> list[dict]:
     for k, a in audits.items():
         label = BUDGET_ROWS.get(k)
         if label:
-            rows.append(count_row(f"budget {k}: pairs", f"root_budget.{label}.pairs", a.valid))
+            rows.append(Row.count(f"budget {k}: pairs", f"root_budget.{label}.pairs", a.valid))
         for q, text in STRATUM_QUANTITIES:
             cid = f"root_budget.{label}.{q}" if label else None
             rows.append(row(f"budget {k}: {text}", cid, _stratum_estimates(a)[q], _direction(q, a)))

@@ -91,17 +91,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import claims, report, stats
-from .report import NO_PAPER, rows_record
-from .cfr import cfr_plus
-from .collector import collect, resolve_policy
-from .covariance import Estimate, contrast_pair
-from .exact import Moments, arm_moments
-from .games import get_game
-from .gradient import clipped_surrogate_gradient, policy_jacobian, softmax
-from .params import ParameterError
-from .roots import Root, build_root
-from .select import Certificate, certify, oscc_select
+from oscc_core.covariance import Estimate, contrast_pair
+from oscc_core.engine.collector import collect
+from oscc_core.engine.rollout import ActionEvent
+from oscc_core.engine.roots import Root, build_root
+from oscc_core.exact.arm_moments import Moments, arm_moments
+from oscc_core.exact.cfr import cfr_plus
+from oscc_core.games import get_game
+from oscc_core.method import stats
+from oscc_core.method.policy_gradient import clipped_surrogate_gradient, policy_jacobian, softmax
+from oscc_core.method.selectors import Certificate, certify, oscc_select
+from oscc_core.policy import resolve_policy
+from oscc_core.reporting import claims
+from oscc_core.reporting.params import ParameterError
+from oscc_core.reporting.rows import NO_PAPER, Row
+from oscc_core.reporting.tables import rows_record
 
 GAME = "leduc"
 ARMS = ("independent", "root_only", "continuation_only", "full")
@@ -143,7 +147,7 @@ def check_floats(name: str, values, low: float, high: float, open_low: bool = Fa
     """A non-empty list of numbers, each in the range (see ``params.check_float``)."""
     if not isinstance(values, (list, tuple)) or not values:
         raise ParameterError(f"{name} must be a non-empty list of numbers, got {values!r}.")
-    from .params import check_float
+    from oscc_core.reporting.params import check_float
 
     return [check_float(name, v, low, high, open_low) for v in values]
 
@@ -318,13 +322,6 @@ def proposition3_exact(geom: Geometry) -> "object":
 PROPOSITION = "0 (identity)"
 
 
-def _identity_row(quantity: str, residual: float, tolerance: float) -> dict:
-    """An identity that holds up to rounding: reproduced when |residual| < tolerance, shown against it."""
-    return {"quantity": quantity, "paper": PROPOSITION, "ours": report.residual_text(residual, tolerance),
-            "95% interval": None, "exact": None,
-            "verdict": claims.REPRODUCED if abs(residual) < tolerance else claims.NOT_REPRODUCED, "claim id": None}
-
-
 def proposition3_rows(geom: Geometry, audit: "NoiseAudit", tolerance: float = 1e-12) -> list[dict]:
     """Proposition 3 checked exactly and on the Monte-Carlo covariances.
 
@@ -340,11 +337,11 @@ def proposition3_rows(geom: Geometry, audit: "NoiseAudit", tolerance: float = 1e
     table = proposition3_exact(geom)
     scale = max(float(table["N(arm)"].abs().max()), 1.0)
     diff = float(table["difference residual"].abs().max())
-    rows = [_identity_row("exact: max |N(arm) - N(ind) - 2 Σ<g_i,g_j> ΔCov| over I and arms", diff,
+    rows = [Row.identity("exact: max |N(arm) - N(ind) - 2 Σ<g_i,g_j> ΔCov| over I and arms", PROPOSITION, diff,
                           tolerance * scale)]
     if "binary residual" in table:
         b = float(table["binary residual"].abs().max())
-        rows.append(_identity_row("exact: max |N - ||g1||² Var(R1-R2)| over I and arms", b, tolerance * scale))
+        rows.append(Row.identity("exact: max |N - ||g1||² Var(R1-R2)| over I and arms", PROPOSITION, b, tolerance * scale))
     gram = geom.gram()
     ref = audit.boot.cov("R:independent")
     for arm in ARMS[1:]:
@@ -363,7 +360,7 @@ def proposition3_rows(geom: Geometry, audit: "NoiseAudit", tolerance: float = 1e
             g1 = np.einsum("nk,nk->n", geom.jac[:, :, 0], geom.jac[:, :, 0])
             binary = float(geom.weight @ (g1 * (c[:, 0, 0] + c[:, 1, 1] - 2 * c[:, 0, 1])))
             worst = max(worst, abs(float(audit.noise(arm)[0]) - binary))
-        rows.append(_identity_row("Monte Carlo: max |N̂ - Σ w ||g1||² V̂ar(R1-R2 | I)| over arms", worst,
+        rows.append(Row.identity("Monte Carlo: max |N̂ - Σ w ||g1||² V̂ar(R1-R2 | I)| over arms", PROPOSITION, worst,
                                   tolerance * scale))
     return rows
 
@@ -809,10 +806,10 @@ def group_costs(root: str, arm: str, n_groups: int, seed: int, continuation, dev
         tr = np.full(gn, b * k, dtype=np.int64)
         chance_lanes = []
         for ev in chunk["events"]:
-            lanes = ev[1].cpu().numpy()
+            lanes = ev.lanes.cpu().numpy()
             grp = lanes // (b * k)
             tr += np.bincount(grp, minlength=gn)
-            if ev[0] == "action":
+            if isinstance(ev, ActionEvent):
                 base += np.bincount(grp, minlength=gn)
             else:
                 chance_lanes.append(lanes)
@@ -929,32 +926,10 @@ def frontier(geom: Geometry, audit: NoiseAudit, budget: int, seed: int, device, 
 
 # --- comparison rows -----------------------------------------------------------------------------
 
-def _row(quantity: str, claim_id: str | None, est: Estimate, direction: bool | None = None) -> dict:
-    if claim_id is None:
-        return {"quantity": quantity, "paper": None, "ours": est.value, "95% interval": (est.low, est.high),
-                "exact": est.exact, "verdict": NO_PAPER, "claim id": None}
-    return report.compare(quantity, claim_id, est.value, est.low, est.high, direction, est.exact)
-
-
 def _ordered(values: dict[str, float]) -> bool:
     """independent > root_only > continuation_only > full (the paper's ordering of the fixed arms)."""
     v = [values[a] for a in ARMS]
     return all(x > y for x, y in zip(v, v[1:]))
-
-
-def finite_row(quantity: str, claim_id: str, finite: int, total: int) -> dict:
-    """The paper prints 'k/k' finite gradients; reproduced when all of ours are finite too."""
-    paper = claims.claim(claim_id)
-    text = str(paper)
-    if "/" in text:
-        a, b = text.split("/")
-        paper_all = int(a) == int(b)
-    else:
-        paper_all = True
-    ok = paper_all and finite == total
-    return {"quantity": quantity, "paper": text if "/" in text else f"{int(paper):,}", "ours": f"{finite:,}/{total:,}",
-            "95% interval": None, "exact": None, "verdict": claims.REPRODUCED if ok else claims.NOT_REPRODUCED,
-            "claim id": claim_id}
 
 
 def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[dict]:
@@ -976,14 +951,14 @@ def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[dict]:
                 d = est[a].value < 1 and est[a].low <= min(est[b].value for b in ARMS)
             else:
                 d = est[a].value < 1 and order
-            rows.append(_row(f"{LABELS[a]}: {q} ratio", f"noise_transfer.{PAPER_KEY[a]}.{col}", est[a], d))
+            rows.append(Row.estimate(f"{LABELS[a]}: {q} ratio", f"noise_transfer.{PAPER_KEY[a]}.{col}", est[a], d))
     for a in ROW_ARMS:
         cf = estimate(audit.clip_fraction(a, setting))
-        rows.append(_row(f"{LABELS[a]}: clip fraction", f"noise_transfer.{PAPER_KEY[a]}.clip_fraction", cf,
+        rows.append(Row.estimate(f"{LABELS[a]}: clip fraction", f"noise_transfer.{PAPER_KEY[a]}.clip_fraction", cf,
                          cf.value > 0))
     for a in ROW_ARMS:
         u = audit.updates[a][setting]
-        rows.append(finite_row(f"{LABELS[a]}: finite gradients", f"noise_transfer.{PAPER_KEY[a]}.finite_gradients",
+        rows.append(Row.all_finite(f"{LABELS[a]}: finite gradients", f"noise_transfer.{PAPER_KEY[a]}.finite_gradients",
                                int(u.finite.sum()), len(u.finite)))
     return rows
 
@@ -1045,7 +1020,7 @@ def clipping_rows(audit: NoiseAudit, groups: dict[str, list[str]], arm: str = "f
                      "claim id": f"clipping.{key}.ratio_quantiles"})
         cf = estimate(np.mean([audit.clip_fraction(a, s) for a in ("independent", arm) for s in names], axis=0))
         is_control = key == "connectivity_control"
-        rows.append(_row(f"{label}: clip-selected fraction", f"clipping.{key}.clip_selected_fraction", cf,
+        rows.append(Row.estimate(f"{label}: clip-selected fraction", f"clipping.{key}.clip_selected_fraction", cf,
                          (cf.value == 0) if is_control else (cf.value > 0)))
         fin = sum(int(u.finite.sum()) for u in ups)
         tot = sum(len(u.finite) for u in ups)
@@ -1057,7 +1032,7 @@ def clipping_rows(audit: NoiseAudit, groups: dict[str, list[str]], arm: str = "f
         if is_control:
             uv = Estimate(uv.value, uv.low, uv.high, audit.exact_noise(arm), uv.se)
         d = (control < min(stressed)) if is_control else uv.value > control
-        rows.append(_row(f"{label}: update variance ({LABELS[arm]})", f"clipping.{key}.update_variance", uv, d))
+        rows.append(Row.estimate(f"{label}: update variance ({LABELS[arm]})", f"clipping.{key}.update_variance", uv, d))
     return rows
 
 
@@ -1092,9 +1067,9 @@ def frontier_rows(front: dict[str, FrontierArm]) -> list[dict]:
     for a in ROW_ARMS:
         f = front[a]
         key = f"cost_frontier.{PAPER_KEY[a]}"
-        rows.append(report.compare(f"{LABELS[a]}: physical draws", f"{key}.physical_calls", f.draws,
+        rows.append(Row.compare(f"{LABELS[a]}: physical draws", f"{key}.physical_calls", f.draws,
                                    exact=None))
-        rows.append(report.compare(f"{LABELS[a]}: transitions", f"{key}.transitions", f.transitions,
+        rows.append(Row.compare(f"{LABELS[a]}: transitions", f"{key}.transitions", f.transitions,
                                    direction_agrees=None))
         rows.append({"quantity": f"{LABELS[a]}{WALL_TIME}", "paper": claims.claim(f"{key}.wall_time"),
                      "ours": f"{f.wall_time:.2f} s", "95% interval": None, "exact": None, "verdict": NOT_COMPARED,
@@ -1102,9 +1077,9 @@ def frontier_rows(front: dict[str, FrontierArm]) -> list[dict]:
         sel_v = f.contrast_var.value <= min(front[b].contrast_var.value for b in ARMS) or \
             f.contrast_var.low <= min(front[b].contrast_var.value for b in ARMS)
         sel_n = f.noise.low <= min(front[b].noise.value for b in ARMS)
-        rows.append(_row(f"{LABELS[a]}: contrast variance", f"{key}.contrast_variance", f.contrast_var,
+        rows.append(Row.estimate(f"{LABELS[a]}: contrast variance", f"{key}.contrast_variance", f.contrast_var,
                          (sel_v if a == SELECT else order_v)))
-        rows.append(_row(f"{LABELS[a]}: gradient-noise trace", f"{key}.gradient_noise_trace", f.noise,
+        rows.append(Row.estimate(f"{LABELS[a]}: gradient-noise trace", f"{key}.gradient_noise_trace", f.noise,
                          (sel_n if a == SELECT else order_n)))
     return rows
 
@@ -1261,13 +1236,13 @@ def screen_rows(results: list[ScreenResult]) -> tuple[list[dict], dict]:
         m = mean(v)
         half = t975.get(len(v) - 1, 1.96) * stdev(v) / math.sqrt(len(v)) if len(v) > 1 else float("nan")
         summary[arm] = {"delta_p_mean": m, "low": m - half, "high": m + half, "per_seed": v}
-        out.append(report.compare(f"{LABELS[arm]}: mean change of P(check) over the screen",
+        out.append(Row.compare(f"{LABELS[arm]}: mean change of P(check) over the screen",
                                   f"text_bounded.scalar_screen.{label}.check_prob_delta", m, m - half, m + half,
                                   m > 0))
     grads = sum(r.gradients for r in results)
     ok = sum(r.finite_nonzero for r in results)
     clipped = sum(r.clipped_terms for r in results)
-    out.append(report.compare("finite non-zero batch gradients (both arms, all seeds)",
+    out.append(Row.compare("finite non-zero batch gradients (both arms, all seeds)",
                               "text_bounded.scalar_screen.finite_nonzero_gradients", ok, direction_agrees=ok == grads))
     paper_clip = claims.claim("text_bounded.scalar_screen.selected_clipping")
     out.append({"quantity": "clip-selected terms (both arms, all seeds)", "paper": paper_clip, "ours": clipped,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .games import Game, get_game
+from oscc_core.games import Game, get_game
 
 NORMALISATION_TOLERANCE = 1e-6
 
@@ -119,3 +119,12 @@ def load_policy(path: "str | Path", name: str = "continuation") -> dict:
     if not path.is_file():
         raise ValueError(f"{name} must be 'uniform', 'cfr_plus' or a path to a policy JSON file; {str(path)!r} does not exist.")
     return json.loads(path.read_text())
+
+
+def resolve_policy(game: Game, policy, name: str = "continuation") -> np.ndarray:
+    """'uniform' or a policy dict -> validated float64 table [infostates, actions]."""
+    if isinstance(policy, str):
+        if policy != "uniform":
+            raise ValueError(f"{name} must be 'uniform' or a tabular policy dict, got {policy!r}.")
+        return uniform_table(game)
+    return policy_table(game, policy, name)

@@ -37,18 +37,26 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import torch
 
-from . import claims, report
-from .cfr import cfr_plus
-from .chance_maps import MAPS
-from .collector import collect, resolve_policy
-from .exact import infostate_moments
-from .games import get_game
-from .gradient import mean_pairwise_contrast_variance, noise_trace, policy_jacobian
-from .params import ParameterError
-from .roots import build_root
-from .select import ARM_ORDER, FALLBACK, certify, hoeffding_radius, oracle_select, oscc_select, rv_select
+from oscc_core.engine.collector import collect
+from oscc_core.engine.roots import build_root
+from oscc_core.exact.arm_moments import infostate_moments
+from oscc_core.exact.cfr import cfr_plus
+from oscc_core.games import get_game
+from oscc_core.method.policy_gradient import mean_pairwise_contrast_variance, noise_trace, policy_jacobian
+from oscc_core.method.selectors import (
+    ARM_ORDER,
+    FALLBACK,
+    certify,
+    hoeffding_radius,
+    oracle_select,
+    oscc_select,
+    rv_select,
+)
+from oscc_core.policy import resolve_policy
+from oscc_core.reporting import claims
+from oscc_core.reporting.params import ParameterError
+from oscc_core.reporting.rows import Row
 
 GAME = "leduc"
 ARMS = ARM_ORDER                                   # independent, root_only, continuation_only, full
@@ -443,7 +451,7 @@ def action_support_comparison(rows: list[dict], n_actions: int, groups_per_strat
             paper_ind = float(claims.claim(f"{prefix}.independent.{col}"))
             ours, ours_ind = r[field_], by["independent"][field_]
             agrees = None if name == "independent" else (paper < paper_ind) == (ours < ours_ind)
-            row = report.compare(f"{n_actions} actions, {name}: {col.replace('_', ' ')}", f"{key}.{col}", ours,
+            row = Row.compare(f"{n_actions} actions, {name}: {col.replace('_', ' ')}", f"{key}.{col}", ours,
                                  direction_agrees=agrees, exact=r[exact_field])
             out.append(row)
         paper_calls = claims.claim(f"{key}.physical_calls")
@@ -554,26 +562,26 @@ def regime_comparison(rows: list[dict], g1_norm2: float | None) -> list[dict]:
             paper = float(claims.claim(f"{cid}.{col}")) - float(claims.claim(f"{paper_ind}.{col}"))
             return (paper < 0) == (r[ours_col] - ind[ours_col] < 0)
 
-        out.append(report.compare(f"{name}: contrast variance", f"{cid}.contrast_variance", r["contrast variance"],
+        out.append(Row.compare(f"{name}: contrast variance", f"{cid}.contrast_variance", r["contrast variance"],
                                   direction_agrees=side("contrast_variance", "contrast variance"),
                                   exact=r["exact contrast variance"]))
-        out.append(report.compare(f"{name}: covariance", f"{cid}.covariance", r["covariance"],
+        out.append(Row.compare(f"{name}: covariance", f"{cid}.covariance", r["covariance"],
                                   direction_agrees=side("covariance", "covariance"), exact=r["exact covariance"]))
-        out.append(report.compare(f"{name}: marginal difference (chips)", f"{cid}.marginal_difference",
+        out.append(Row.compare(f"{name}: marginal difference (chips)", f"{cid}.marginal_difference",
                                   r["marginal difference"], direction_agrees=r["marginal difference"] < 0.05,
                                   exact=0.0))
-        out.append(report.compare(f"{name}: gradient-noise trace", f"{cid}.gradient_noise_trace", r["noise trace"],
+        out.append(Row.compare(f"{name}: gradient-noise trace", f"{cid}.gradient_noise_trace", r["noise trace"],
                                   direction_agrees=side("gradient_noise_trace", "noise trace"),
                                   exact=r["exact noise trace"]))
         paper_lcb = float(claims.claim(f"{cid}.simult_gain_lcb"))
         if not coupled:
-            out.append(report.compare(f"{name}: gain LCB (the reference arm: 0 by definition)",
+            out.append(Row.compare(f"{name}: gain LCB (the reference arm: 0 by definition)",
                                       f"{cid}.simult_gain_lcb", 0.0, exact=0.0))
         elif g1_norm2:
             lcb = max(r[k] for k in r if k.startswith("gain LCB")) / g1_norm2
-            out.append(report.compare(f"{name}: largest stratum gain LCB (chips^2)", f"{cid}.simult_gain_lcb", lcb,
+            out.append(Row.compare(f"{name}: largest stratum gain LCB (chips^2)", f"{cid}.simult_gain_lcb", lcb,
                                       direction_agrees=(paper_lcb > 0) == (lcb > 0)))
-        out.append(report.compare(f"{name}: physical draws (calibration sample)", f"{cid}.physical_cost",
+        out.append(Row.compare(f"{name}: physical draws (calibration sample)", f"{cid}.physical_cost",
                                   r["physical draws (calibration)"]))
     return out
 
@@ -619,18 +627,18 @@ def sweep_comparison(rows: list[dict], delta: float, g1_norm2: float | None) -> 
         if f"{key}.certification_rate" not in claims.load_claims():
             continue
         p, a = pos[n], adverse[n]
-        out.append(report.compare(f"{n} groups: positive-regime certification rate", f"{key}.certification_rate",
+        out.append(Row.compare(f"{n} groups: positive-regime certification rate", f"{key}.certification_rate",
                                   p["certification rate"], direction_agrees=trend["certification"]))
-        out.append(report.compare(f"{n} groups: false-selection rate (family-wise, {a['regime']})",
+        out.append(Row.compare(f"{n} groups: false-selection rate (family-wise, {a['regime']})",
                                   f"{key}.false_selection_rate", a["family-wise false-selection rate"],
                                   0.0, a["family-wise upper 95%"],
                                   direction_agrees=a["family-wise false-selection rate"] <= delta))
         if g1_norm2:
-            out.append(report.compare(f"{n} groups: median full-arm gain LCB (chips^2)", f"{key}.median_gain_lcb",
+            out.append(Row.compare(f"{n} groups: median full-arm gain LCB (chips^2)", f"{key}.median_gain_lcb",
                                       p["median full gain LCB"] / g1_norm2, direction_agrees=trend["lcb"]))
-        out.append(report.compare(f"{n} groups: gradient-noise regret", f"{key}.gradient_noise_regret",
+        out.append(Row.compare(f"{n} groups: gradient-noise regret", f"{key}.gradient_noise_regret",
                                   p["noise regret"], direction_agrees=trend["regret"]))
-        out.append(report.compare(f"{n} groups: physical draws per stratum and arm", f"{key}.physical_calls",
+        out.append(Row.compare(f"{n} groups: physical draws per stratum and arm", f"{key}.physical_calls",
                                   p["physical draws per stratum and arm"], direction_agrees=trend["draws"]))
     return out
 
@@ -649,10 +657,10 @@ def prose_rows(section: str, index: dict, extra: dict) -> list[dict]:
             continue
         if cid in extra:
             quantity, ours, agrees = extra[cid]
-            out.append(report.compare(quantity, cid, ours, direction_agrees=agrees))
+            out.append(Row.compare(quantity, cid, ours, direction_agrees=agrees))
         elif entry.get("same_as") in index:
             base = index[entry["same_as"]]
-            row = report.compare(base["quantity"], cid, base["ours"], *(base.get("95% interval") or (None, None)),
+            row = Row.compare(base["quantity"], cid, base["ours"], *(base.get("95% interval") or (None, None)),
                                  direction_agrees=base["verdict"] != claims.NOT_REPRODUCED, exact=base.get("exact"))
             out.append({**row, "quantity": f"{base['quantity']} (restated: {entry['source']})"})
     return out

@@ -1,7 +1,7 @@
 """Shared test setup."""
 import pytest
 
-from oscc_core.params import OUTPUT_DIR_OVERRIDE
+from oscc_core.reporting.params import OUTPUT_DIR_OVERRIDE
 
 
 @pytest.fixture(autouse=True)

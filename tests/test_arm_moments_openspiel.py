@@ -34,7 +34,7 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from oscc_core.exact import arm_moments  # noqa: E402
+from oscc_core.exact.arm_moments import arm_moments  # noqa: E402
 
 ARMS = {  # arm -> (opponent card shared, chance bin shared)
     "independent": (False, False),

@@ -3,8 +3,9 @@ import pytest
 import torch
 
 from oscc_core import audit, collect
-from oscc_core import violations as V
-from oscc_core.ledger import FAILURE_CODES
+from oscc_core.engine import violations as V
+from oscc_core.engine.failures import FAILURE_CODES
+from oscc_core.reporting.rows import Row
 
 ADMISSIBLE = ["independent", "root_only", "continuation_only", "full", "policy_namespace"]
 N = 256
@@ -99,7 +100,7 @@ def test_violation_hooks_change_nothing_when_unused():
 
 
 def test_fraction_rows_compare_rates():
-    row = audit.fraction_row("unique group key", "impl_checks.unique_group_key.paired", 10, 10)
+    row = Row.fraction("unique group key", "impl_checks.unique_group_key.paired", 10, 10)
     assert row["verdict"] == "reproduced"
-    row = audit.fraction_row("unique group key", "impl_checks.unique_group_key.paired", 5, 10)
+    row = Row.fraction("unique group key", "impl_checks.unique_group_key.paired", 5, 10)
     assert row["verdict"] == "not reproduced"

@@ -6,12 +6,13 @@ import os
 import pytest
 
 import oscc_core
-from oscc_core import exact, params
-from oscc_core.cfr import cfr_plus
-from oscc_core.collector import collect
+from oscc_core import exact
 from oscc_core.device import resolve_device
+from oscc_core.engine.collector import collect
+from oscc_core.exact.cfr import cfr_plus
+from oscc_core.exact.exploitability import best_response, exploitability, nash_conv
 from oscc_core.policy import uniform_policy
-from oscc_core.solver import best_response, exploitability, nash_conv
+from oscc_core.reporting import params
 
 GAME = "kuhn"
 

@@ -3,8 +3,10 @@ import numpy as np
 import pytest
 import torch
 
-from oscc_core import chance_maps, collect, rng
-from oscc_core.exact import arm_moments, infostate_moments
+from oscc_core import collect
+from oscc_core.engine import chance_maps, rng
+from oscc_core.engine.rollout import ChanceEvent
+from oscc_core.exact.arm_moments import arm_moments, infostate_moments
 
 N = 150_000
 Z = 4.5
@@ -68,9 +70,9 @@ def _draws_from_the_trace(col, trace, mp: str) -> dict:
         g, b_, k = rec["shape"]
         addresses = set()
         for ev in rec["events"]:
-            group = ev[1] // (b_ * k) + offset
-            if ev[0] == "chance":
-                for gr, key, ctr in zip(group.tolist(), ev[3].tolist(), ev[4].tolist()):
+            group = ev.lanes // (b_ * k) + offset
+            if isinstance(ev, ChanceEvent):
+                for gr, key, ctr in zip(group.tolist(), ev.key.tolist(), ev.counter.tolist()):
                     addresses.add((gr, key, ctr))
                 if mp == "relabelled":
                     chance += torch.bincount(group, minlength=g_total) * 4

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from oscc_core import claims as C
+from oscc_core.reporting import claims as C
 
 FIELDS = ("id", "source", "section", "game", "row", "column", "value", "unit", "kind", "note")
 SECTIONS = {"contract", "covariance", "gradient_noise", "selector", "solver", "transfer"}
@@ -215,14 +215,14 @@ def test_format_value_writes_intervals_as_pairs():
 
 
 def test_results_floats_keep_ten_significant_digits_and_flush_rounding_noise():
-    from oscc_core.report import clean
+    from oscc_core.reporting.results import clean
 
     assert clean({"a": 1.0455858762128507, "b": [2.717158284361473], "r": -7.105427358e-15}) == \
         {"a": 1.045585876, "b": [2.717158284], "r": 0.0}
 
 
 def test_residual_text_names_the_tolerance_and_shows_a_failure():
-    from oscc_core.report import residual_text
+    from oscc_core.reporting.results import residual_text
 
     assert residual_text(2.2e-16) == "< 1e-12"
     assert residual_text(-1.1e-15, 5e-12) == "< 5e-12"

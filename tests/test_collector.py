@@ -4,8 +4,8 @@ import pytest
 import torch
 
 import oscc_core
-from oscc_core.collector import collect
-from oscc_core.exact import arm_moments
+from oscc_core.engine.collector import collect
+from oscc_core.exact.arm_moments import arm_moments
 from oscc_core.policy import uniform_policy
 
 ARMS = ["independent", "root_only", "continuation_only", "full", "policy_namespace"]
@@ -160,7 +160,7 @@ def test_cuda_without_cuda_is_rejected():
 
 
 def test_collect_is_exported_at_top_level():
-    from oscc_core import collector
+    from oscc_core.engine import collector
 
     assert oscc_core.collect is collector.collect
     assert "collect" in dir(oscc_core)

@@ -14,10 +14,11 @@ import torch
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from oscc_core import collect, rng  # noqa: E402
-from oscc_core.cfr import CFRPlus, cfr_plus, regret_matching  # noqa: E402
-from oscc_core.collector import contrast_moments  # noqa: E402
-from oscc_core.exact import arm_moments, infostate_moments  # noqa: E402
+from oscc_core import collect  # noqa: E402
+from oscc_core.engine import rng
+from oscc_core.engine.collector import contrast_moments  # noqa: E402
+from oscc_core.exact.arm_moments import arm_moments, infostate_moments  # noqa: E402
+from oscc_core.exact.cfr import CFRPlus, cfr_plus, regret_matching  # noqa: E402
 from oscc_core.policy import uniform_policy  # noqa: E402
 
 M64 = (1 << 64) - 1

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from oscc_core import collect
-from oscc_core.fused import moment_sums
+from oscc_core.engine.fused import moment_sums
 from oscc_core.games import get_game
 from oscc_core.policy import uniform_policy
 
@@ -89,7 +89,7 @@ def test_moment_sums_equal_python_integer_sums_over_valid_groups():
 
 
 def test_the_fused_tables_hold_every_terminal_utility_without_overflow():
-    from oscc_core.fused import _game_arrays
+    from oscc_core.engine.fused import _game_arrays
     for name in ("kuhn", "leduc"):
         game = get_game(name)
         assert np.abs(_game_arrays(game)["utility"]).max() == np.abs(game.tree.contributions).max()

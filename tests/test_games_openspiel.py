@@ -2,8 +2,8 @@
 import pyspiel
 import pytest
 
+from oscc_core.engine.trace import HandChance, sample_hands
 from oscc_core.games import get_game
-from oscc_core.trace import sample_hands
 
 N_HANDS = 10_000
 
@@ -14,11 +14,11 @@ def _replay(game_name, hand):
     state.apply_action(hand.cards[0])
     state.apply_action(hand.cards[1])
     for event in hand.events:
-        if event[0] == "chance":
+        if isinstance(event, HandChance):
             assert state.is_chance_node()
-            state.apply_action(event[1])
+            state.apply_action(event.card)
             continue
-        _, player, info, action = event
+        player, info, action = event.player, event.infostate, event.action
         assert state.current_player() == player
         assert state.information_state_string(player) == info
         ours = get_game(game_name).infostates
@@ -38,8 +38,8 @@ def test_random_play_replays_identically_in_openspiel(game):
 
 def test_leduc_replay_covers_both_rounds_and_folds():
     hands = sample_hands("leduc", N_HANDS, seed=11)
-    assert sum(any(e[0] == "chance" for e in h.events) for h in hands) > 1000
-    assert sum(h.events[-1][-1] == 0 for h in hands) > 1000  # hands ending in a fold
+    assert sum(any(isinstance(e, HandChance) for e in h.events) for h in hands) > 1000
+    assert sum(h.events[-1].action == 0 for h in hands) > 1000  # hands ending in a fold
 
 
 @pytest.mark.parametrize("game", ["kuhn", "leduc"])

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from oscc_core import gradient as gr
+from oscc_core.method import policy_gradient as gr
 
 
 def _finite_difference_jacobian(probs, h=1e-6):

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from oscc_core import collect
-from oscc_core import gradient as gr
 from oscc_core import noise as nz
-from oscc_core.params import ParameterError
+from oscc_core.method import policy_gradient as gr
+from oscc_core.reporting.params import ParameterError
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 import json
 
 import pytest
-
 from notebook_runs import assert_stops_naming, run_notebook
 
 STEM = "02_covariance"

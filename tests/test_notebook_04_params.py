@@ -4,7 +4,6 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
-
 from notebook_runs import assert_stops_naming, run_notebook
 
 STEM = "04_selector"
@@ -31,7 +30,8 @@ def test_bad_parameter_stops_the_notebook_naming_it(tmp_path, parameters, name):
 def _enumerated_three_action_objectives(root: str, probs) -> tuple[dict, dict]:
     """Exact noise sum_I w_I tr(G Sigma(I) G^T) (G = diag(pi) - pi pi^T) and mean pairwise contrast variance of
     every arm, from covariances enumerated with OpenSpiel (uniform continuation, as in SMALL)."""
-    from test_arm_moments_openspiel import ARMS as ENUMERATED_ARMS, enumerated_moments, root_law
+    from test_arm_moments_openspiel import ARMS as ENUMERATED_ARMS
+    from test_arm_moments_openspiel import enumerated_moments, root_law
 
     p = np.asarray(probs, dtype=np.float64)
     jac = np.diag(p) - np.outer(p, p)

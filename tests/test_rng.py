@@ -5,7 +5,7 @@ import random
 import numpy as np
 import torch
 
-from oscc_core import rng
+from oscc_core.engine import rng
 
 N_REFERENCE = 100_000
 
@@ -17,7 +17,7 @@ def _random_pairs(n, seed):
 
 def test_torch_uniform_matches_python_reference_bit_for_bit():
     keys, counters = _random_pairs(N_REFERENCE, 1)
-    got = rng.uniform(torch.tensor([rng._signed(k) for k in keys]), torch.tensor([rng._signed(c) for c in counters]))
+    got = rng.uniform(torch.tensor([rng.signed(k) for k in keys]), torch.tensor([rng.signed(c) for c in counters]))
     expected = torch.tensor([rng.uniform_reference(k, c) for k, c in zip(keys, counters)], dtype=torch.float64)
     assert torch.equal(got, expected)
 

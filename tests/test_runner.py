@@ -5,10 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from oscc_core import runner
 from oscc_core.policy import save_policy, uniform_policy
+from oscc_core.reporting import runner
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from oscc_core import select as sel
+from oscc_core.method import selectors as sel
 
 
 def test_hoeffding_radius_shrinks_as_one_over_root_n():

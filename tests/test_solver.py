@@ -18,8 +18,8 @@ from open_spiel.python.algorithms import best_response as os_best_response  # no
 from open_spiel.python.algorithms import expected_game_score  # noqa: E402
 
 from oscc_core import best_response, cfr_plus, exploitability, nash_conv, uniform_policy  # noqa: E402
+from oscc_core.exact.exploitability import evaluate  # noqa: E402
 from oscc_core.games import get_game  # noqa: E402
-from oscc_core.solver import evaluate  # noqa: E402
 
 GAMES = ("kuhn", "leduc")
 NASH_CONV_TOLERANCE = 1e-9

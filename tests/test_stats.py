@@ -3,9 +3,11 @@ import numpy as np
 import pytest
 import torch
 
-from oscc_core import collect, rng, stats
-from oscc_core.exact import arm_moments
-from oscc_core.roots import build_root
+from oscc_core import collect
+from oscc_core.engine import rng
+from oscc_core.engine.roots import build_root
+from oscc_core.exact.arm_moments import arm_moments
+from oscc_core.method import stats
 from oscc_core.policy import uniform_table
 
 

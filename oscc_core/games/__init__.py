@@ -1,10 +1,10 @@
 """Kuhn and Leduc poker with OpenSpiel's rules, action ids and information-state strings."""
 from __future__ import annotations
 
-from .base import Game, InfostateIndex
-from .kuhn import Kuhn
-from .leduc import Leduc
-from .tree import CHANCE, NO_PUBLIC_CARD, TERMINAL, PublicTree
+from oscc_core.games.base import Game, InfostateIndex
+from oscc_core.games.kuhn import Kuhn
+from oscc_core.games.leduc import Leduc
+from oscc_core.games.tree import CHANCE, NO_PUBLIC_CARD, TERMINAL, PublicTree
 
 GAMES = {"kuhn": Kuhn, "leduc": Leduc}
 _INSTANCES: dict[str, Game] = {}

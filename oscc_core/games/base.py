@@ -6,7 +6,7 @@ from functools import cached_property
 import numpy as np
 import torch
 
-from .tree import CHANCE, NO_PUBLIC_CARD, TERMINAL, PublicTree
+from oscc_core.games.tree import CHANCE, NO_PUBLIC_CARD, TERMINAL, PublicTree
 
 
 class Game:

@@ -5,8 +5,8 @@ Information-state string: own card followed by the betting letters, e.g. "0pb".
 """
 from __future__ import annotations
 
-from .base import Game
-from .tree import CHANCE, TERMINAL, PublicNode, enumerate_public_tree
+from oscc_core.games.base import Game
+from oscc_core.games.tree import CHANCE, TERMINAL, PublicNode, enumerate_public_tree
 
 NUM_CARDS = 3
 ANTE = 1

@@ -8,8 +8,8 @@ otherwise the higher rank; equal ranks split the pot.
 """
 from __future__ import annotations
 
-from .base import Game
-from .tree import CHANCE, TERMINAL, PublicNode, enumerate_public_tree
+from oscc_core.games.base import Game
+from oscc_core.games.tree import CHANCE, TERMINAL, PublicNode, enumerate_public_tree
 
 NUM_CARDS = 6
 NUM_SUITS = 2

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..games import Game, get_game
-from ..policy import policy_table, table_to_policy
+from oscc_core.games import Game, get_game
+from oscc_core.policy import policy_table, table_to_policy
 
 
 def load_openspiel_game(game: "str | Game"):

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 import torch
 
-from . import rng
+from oscc_core.engine import rng
 
-_LEAK_TAG = rng._signed(rng._tag("oscc/violation/opponent-card"))
-_OBS_TAG = rng._signed(rng._tag("oscc/violation/observation"))
+_LEAK_TAG = rng.signed(rng.tag("oscc/violation/opponent-card"))
+_OBS_TAG = rng.signed(rng.tag("oscc/violation/observation"))
 GLOBAL_CHANCE_STREAM = 0   # the event field of the position-addressed chance stream
 
 

@@ -20,14 +20,13 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
+import numba
 import numpy as np
 import torch
 
-from . import rng
-from .games import CHANCE, TERMINAL, Game
-from .ledger import CODE_OF
-
-import numba
+from oscc_core.engine import rng
+from oscc_core.engine.failures import CODE_OF
+from oscc_core.games import CHANCE, TERMINAL, Game
 
 # The compiled kernel is cached outside the package so that running the book
 # never writes into the source tree; NUMBA_CACHE_DIR, when set, wins.

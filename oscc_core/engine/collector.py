@@ -17,28 +17,20 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from . import chance_maps, fused, rng
-from .coupling import Arm, get_arm
-from .device import resolve_device
-from .games import Game, get_game
-from .ledger import CODE_OF, OK, digest, failure_counts
-from .params import check_memory
-from .policy import policy_table, uniform_table
-from .roots import Root, build_root
-from .rollout import chance_event_of_nodes, draw_index, play, policy_cdf
+from oscc_core.device import resolve_device
+from oscc_core.digest import digest
+from oscc_core.engine import chance_maps, fused, rng
+from oscc_core.engine.arms import Arm, get_arm
+from oscc_core.engine.failures import CODE_OF, OK, failure_counts
+from oscc_core.engine.rollout import chance_event_of_nodes, draw_index, play, policy_cdf
+from oscc_core.engine.roots import Root, build_root
+from oscc_core.games import Game, get_game
+from oscc_core.memory import check_memory
+from oscc_core.policy import resolve_policy
 
 DEFAULT_CHUNK = 1 << 17           # groups per torch-path chunk; any value gives identical results
 FUSED_CHUNK = 1 << 20             # groups per fused-kernel call (about 64 bytes each)
 ENGINES = ("auto", "torch", "fused")
-
-
-def resolve_policy(game: Game, policy, name: str = "continuation") -> np.ndarray:
-    """'uniform' or a policy dict -> validated float64 table [infostates, actions]."""
-    if isinstance(policy, str):
-        if policy != "uniform":
-            raise ValueError(f"{name} must be 'uniform' or a tabular policy dict, got {policy!r}.")
-        return uniform_table(game)
-    return policy_table(game, policy, name)
 
 
 @dataclass

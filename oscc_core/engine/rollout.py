@@ -8,12 +8,33 @@ compacted away, so work shrinks as hands end.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import torch
 
-from . import rng
-from .games import CHANCE, TERMINAL, Game
+from oscc_core.engine import rng
+from oscc_core.games import CHANCE, TERMINAL, Game
+
+
+class ChanceEvent(NamedTuple):
+    """Lanes that reached a chance event: the public card dealt and the (key, counter) of the uniform used."""
+
+    lanes: torch.Tensor
+    card: torch.Tensor
+    key: torch.Tensor
+    counter: torch.Tensor
+
+
+class ActionEvent(NamedTuple):
+    """Lanes that took a decision: information-state id, action, and the policy draw's (counter, key)."""
+
+    lanes: torch.Tensor
+    infostate: torch.Tensor
+    action: torch.Tensor
+    counter: torch.Tensor
+    key: torch.Tensor
+
 
 PUBLIC_CARD_EVENT = "public_card"
 COMPACT_FRACTION = 0.25   # compact the batch when this share of lanes has finished
@@ -64,10 +85,9 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
     policy_keys / chance_keys [L] stream keys (the policy counter is the
     lane's decision index; each chance event is one draw at counter 0).
     `chance_map(u, lanes)` may transform the shared uniform (selector stress
-    maps).  When `trace` is a list, every event is appended to it as
-    ("chance", lanes, public card) or ("action", lanes, node, infostate id,
-    action, policy counter used, policy key used); chance records then also
-    carry the (key, counter) address of the uniform they consumed.
+    maps).  When `trace` is a list, every event is appended to it as a
+    `ChanceEvent` (with the (key, counter) address of the uniform consumed)
+    or an `ActionEvent` (with the policy draw's counter and key).
 
     `tamper` (None in every admissible run) is a deliberate break of the
     contract used only by the audit's violation controls and failure-ledger
@@ -109,13 +129,13 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
                                                         game.num_cards, counter, tamper)
             chance_seen += dealt
             if trace is not None and bool(dealt.any()):
-                trace.append(("chance", lanes[dealt], public[dealt], address[0][dealt], address[1][dealt]))
-        node, counter, illegal, info, action, decided, used = _step(
+                trace.append(ChanceEvent(lanes[dealt], public[dealt], address[0][dealt], address[1][dealt]))
+        node, counter, illegal, info, action, decided, used = step(
             node, c0, c1, public, policy_keys, counter, illegal, t["player"], t["info_index"].reshape(-1),
             cdf, last_action, t["legal"], t["child"], game.num_cards, tamper)
         if trace is not None and bool(decided.any()):
-            trace.append(("action", lanes[decided], None, info[decided], action[decided], used[1][decided],
-                          used[0][decided]))
+            trace.append(ActionEvent(lanes[decided], info[decided], action[decided], used[1][decided],
+                                     used[0][decided]))
     done = t["player"][node] == TERMINAL
     _write(out, lanes, torch.where(done, game.utility_p0(node, c0, c1, public), 0), counter, chance_seen,
            illegal, ~done)
@@ -156,7 +176,7 @@ def _deal_public(t, node, c0, c1, public, chance_keys, chance_map, lanes, num_ca
     return node, public, at_chance, address
 
 
-def _step(node, c0, c1, public, policy_keys, counter, illegal, player_table, info_flat, cdf, last_action,
+def step(node, c0, c1, public, policy_keys, counter, illegal, player_table, info_flat, cdf, last_action,
           legal, child, num_cards: int, tamper=None):
     """One decision for every lane standing at a decision node (others stand still).
 

@@ -28,12 +28,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .chance_maps import DEFAULT_MAP, bin_pairing, check_map
-from .collector import resolve_policy
-from .coupling import ARMS
-from .games import NO_PUBLIC_CARD, Game, get_game
-from .roots import Root, build_root
-from .treepass import deal_values
+from oscc_core.engine.arms import ARMS
+from oscc_core.engine.chance_maps import DEFAULT_MAP, bin_pairing, check_map
+from oscc_core.engine.roots import Root, build_root
+from oscc_core.exact.deal_values import deal_values
+from oscc_core.games import NO_PUBLIC_CARD, Game, get_game
+from oscc_core.policy import resolve_policy
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,28 @@ not for the hot path.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import torch
 
-from . import rng
-from .collector import resolve_policy
-from .games import NO_PUBLIC_CARD, get_game
-from .rollout import chance_event_of_nodes, draw_index, play, policy_cdf
+from oscc_core.engine import rng
+from oscc_core.engine.rollout import ChanceEvent, chance_event_of_nodes, draw_index, play, policy_cdf
+from oscc_core.games import NO_PUBLIC_CARD, get_game
+from oscc_core.policy import resolve_policy
+
+
+class HandChance(NamedTuple):
+    """The public card dealt."""
+
+    card: int
+
+
+class HandAction(NamedTuple):
+    """One decision: who acted, in which information state (OpenSpiel string), and the action id."""
+
+    player: int
+    infostate: str
+    action: int
 
 
 @dataclass
@@ -22,7 +37,7 @@ class Hand:
     """One complete hand: the deal, then the ordered events."""
 
     cards: tuple[int, int]
-    events: list = field(default_factory=list)  # ("chance", card) or ("action", player, infostate, action)
+    events: list = field(default_factory=list)  # HandChance and HandAction, in the order they happened
     utility_p0: int = 0
 
 
@@ -48,10 +63,10 @@ def sample_hands(game, n: int, seed: int, policy="uniform", split: str = "audit"
     hands = [Hand((int(a), int(b)), utility_p0=int(u)) for a, b, u in zip(c0, c1, out.utility_p0)]
     info = game.infostates
     for record in trace:
-        if record[0] == "chance":
-            for lane, card in zip(record[1].tolist(), record[2].tolist()):
-                hands[lane].events.append(("chance", card))
+        if isinstance(record, ChanceEvent):
+            for lane, card in zip(record.lanes.tolist(), record.card.tolist()):
+                hands[lane].events.append(HandChance(card))
         else:
-            for lane, ids, act in zip(record[1].tolist(), record[3].tolist(), record[4].tolist()):
-                hands[lane].events.append(("action", int(info.player[ids]), info.strings[ids], act))
+            for lane, ids, act in zip(record.lanes.tolist(), record.infostate.tolist(), record.action.tolist()):
+                hands[lane].events.append(HandAction(int(info.player[ids]), info.strings[ids], act))
     return hands

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .games import Game, get_game
-from .policy import table_to_policy, uniform_table
-from .reductions import sum_last_axis
-from .sequence_form import PlayerSequences, SequenceForm, sequence_form
-from .solver import NUM_PLAYERS, nash_conv_table
+from oscc_core.exact.exploitability import NUM_PLAYERS, nash_conv_table
+from oscc_core.exact.sequence_form import PlayerSequences, SequenceForm, sequence_form
+from oscc_core.games import Game, get_game
+from oscc_core.policy import table_to_policy, uniform_table
+from oscc_core.reductions import sum_last_axis
 
 
 def regret_matching(regrets: np.ndarray, uniform: np.ndarray) -> np.ndarray:

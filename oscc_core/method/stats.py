@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import torch
 
-from . import rng
+from oscc_core.engine import rng
 
 #: Default cap on replicate x group elements held in memory at once.
 MAX_ELEMENTS = 1 << 22

@@ -28,9 +28,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from .games import CHANCE, TERMINAL, Game, get_game
-from .reductions import sum_last_axis
-from .treepass import acting_infostates, terminal_utilities
+from oscc_core.games import CHANCE, TERMINAL, Game, get_game
+from oscc_core.games.deal_tables import acting_infostates, terminal_utilities
+from oscc_core.reductions import sum_last_axis
 
 EMPTY_SEQUENCE = (0, 1)     # one empty sequence per player
 NUM_EMPTY = len(EMPTY_SEQUENCE)

@@ -13,7 +13,8 @@ import hashlib
 import os
 from pathlib import Path
 
-from .device import resolve_device
+from oscc_core import memory
+from oscc_core.device import resolve_device
 
 #: Largest seed: every stream key holds the seed in 63 bits.
 SEED_MAX = 2 ** 63 - 1
@@ -22,8 +23,6 @@ SEED_MAX = 2 ** 63 - 1
 #: measured peak-memory growth of chapter 02's five-arm audit is about 1.8 KiB per group).
 #: Chapter 03's noise audit costs more per group: see `oscc_core.noise.group_bytes`.
 GROUP_BYTES = 4096
-#: A computation may use at most this share of the machine's physical memory.
-MEMORY_FRACTION = 0.5
 NAMED_POLICIES = ("uniform", "cfr_plus")
 
 
@@ -79,41 +78,13 @@ def check_seeds(name: str, values) -> list[int]:
     return list(values)
 
 
-# --- memory ---------------------------------------------------------------------------------
-
-def physical_memory() -> int:
-    """Bytes of physical memory on this machine (0 when the system does not say)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX systems
-        return 0
-
-
-def memory_limit() -> int:
-    """Bytes a computation may hold: MEMORY_FRACTION of physical memory (16 GiB when unknown)."""
-    total = physical_memory()
-    return int(total * MEMORY_FRACTION) if total > 0 else 16 << 30
-
-
-def format_bytes(n: float) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
-            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} PiB"  # pragma: no cover
-
-
 def check_memory(name: str, value: int, bytes_each: int, unit: str = "group", limit: int | None = None,
                  hint: str = "") -> int:
-    """Refuse `value` units when they need more than the memory limit; the sentence gives both (and `hint`)."""
-    limit = memory_limit() if limit is None else limit
-    need = int(value) * int(bytes_each)
-    if need > limit:
-        raise ParameterError(
-            f"{name}={value:,} needs about {format_bytes(need)} of memory ({bytes_each:,} bytes per {unit}), "
-            f"more than the limit of {format_bytes(limit)} (half of this machine's memory); "
-            f"use at most {limit // bytes_each:,}{hint}.")
-    return value
+    """`memory.check_memory` as a notebook parameter check (ParameterError)."""
+    try:
+        return memory.check_memory(name, value, bytes_each, unit, limit, hint)
+    except ValueError as e:
+        raise ParameterError(str(e)) from None
 
 
 def check_size(name: str, value, low: int, high: int | None = None, bytes_each: int = GROUP_BYTES,

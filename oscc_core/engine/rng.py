@@ -29,13 +29,13 @@ _MANTISSA_SCALE = 2.0 ** -53       # a 53-bit integer times this is an exact flo
 DRAW_SCALE = 2 ** 53               # draws are m / DRAW_SCALE for a 53-bit integer m
 
 
-def _signed(x: int) -> int:
+def signed(x: int) -> int:
     """A 64-bit pattern as the int64 value torch stores for it."""
     x &= MASK64
     return x - (1 << 64) if x >= 1 << 63 else x
 
 
-def _tag(text: str) -> int:
+def tag(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
 
 
@@ -65,9 +65,9 @@ def _shr(x: torch.Tensor, s: int) -> torch.Tensor:
 def mix64(x: torch.Tensor) -> torch.Tensor:
     """murmur3's fmix64 finaliser on int64 tensors (wrapping arithmetic)."""
     x = x ^ _shr(x, 33)
-    x *= _signed(_MIX_1)
+    x *= signed(_MIX_1)
     x ^= _shr(x, 33)
-    x *= _signed(_MIX_2)
+    x *= signed(_MIX_2)
     return x ^ _shr(x, 33)
 
 
@@ -84,7 +84,7 @@ def uniform_bits(key: torch.Tensor, counter: torch.Tensor | int) -> torch.Tensor
     """The 53-bit integers m behind `uniform` (uniform = m / 2**53), as int64."""
     key = torch.as_tensor(key, dtype=torch.int64)
     counter = torch.as_tensor(counter, dtype=torch.int64, device=key.device)
-    return _shr(mix64(key + (counter + 1) * _signed(_GAMMA)), 11)
+    return _shr(mix64(key + (counter + 1) * signed(_GAMMA)), 11)
 
 
 # ----- namespaces and key derivation --------------------------------------
@@ -100,7 +100,7 @@ class Namespace:
 
     @property
     def tag(self) -> int:
-        return _tag(f"oscc/namespace/{self.name}")
+        return tag(f"oscc/namespace/{self.name}")
 
 
 NAMESPACES: dict[str, Namespace] = {ns.name: ns for ns in (
@@ -136,16 +136,16 @@ def _field_items(namespace: str, fields: dict) -> list[tuple[int, object]]:
 
 def derive_key(namespace: str, **fields) -> torch.Tensor:
     """Stream key for `namespace` from its typed fields (ints or int64 tensors, broadcast)."""
-    h = torch.tensor(_signed(mix64_reference(NAMESPACES[namespace].tag)), dtype=torch.int64)
+    h = torch.tensor(signed(mix64_reference(NAMESPACES[namespace].tag)), dtype=torch.int64)
     for tag, value in _field_items(namespace, fields):
         value = torch.as_tensor(value, dtype=torch.int64)
-        h = mix64(mix64(h.to(value.device) ^ _signed(tag)) + value)
+        h = mix64(mix64(h.to(value.device) ^ signed(tag)) + value)
     return h
 
 
 def field_tag(field: str) -> int:
     """The tag mixed in before a field's value (unsigned 64-bit)."""
-    return _tag(f"oscc/field/{field}")
+    return tag(f"oscc/field/{field}")
 
 
 def derive_key_reference_prefix(namespace: str, **leading) -> int:
@@ -168,7 +168,7 @@ def derive_key_reference(namespace: str, **fields) -> int:
     h = mix64_reference(NAMESPACES[namespace].tag)
     for tag, value in _field_items(namespace, fields):
         h = _absorb_reference(h, tag, value)
-    return _signed(h)
+    return signed(h)
 
 
 def _absorb_reference(h: int, tag: int, value: int) -> int:
@@ -186,4 +186,4 @@ def policy_key(run: int, split: int, group, branch, rollout=0, stream=None) -> t
 
 def semantic_event_id(game: str, chance_type: str, round_: int, occurrence: int) -> int:
     """Address of a chance event by its meaning, never by a position in a stream."""
-    return _signed(_tag(f"oscc/event/{game}/{chance_type}/round{round_}/occurrence{occurrence}"))
+    return signed(tag(f"oscc/event/{game}/{chance_type}/round{round_}/occurrence{occurrence}"))

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .games import NO_PUBLIC_CARD, Game, get_game
-from .treepass import acting_infostates
+from oscc_core.games import NO_PUBLIC_CARD, Game, get_game
+from oscc_core.games.deal_tables import acting_infostates
 
 _HISTORY_PATTERN = re.compile(r"^[0-9]*(\|[0-9]*)?$")
 

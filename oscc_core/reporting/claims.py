@@ -29,7 +29,7 @@ VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED)
 RELATIVE_TOLERANCE = 0.05
 
 #: Repository root: the parent of the ``oscc_core`` package directory.
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PATH = REPO_ROOT / "book" / "paper_claims.yaml"
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import torch
 
-from . import rng
+from oscc_core.engine import rng
 
 MAPS = ("semantic", "relabelled", "antithetic")
 DEFAULT_MAP = "semantic"
@@ -80,7 +80,7 @@ def relabel(u: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
 
 def relabel_event(event: int) -> int:
     """Semantic address of the permutation that relabels chance event `event` (a chance-side event of its own)."""
-    return rng._signed(rng.mix64_reference((event & rng.MASK64) ^ rng._tag(RELABEL_TAG)))
+    return rng.signed(rng.mix64_reference((event & rng.MASK64) ^ rng.tag(RELABEL_TAG)))
 
 
 def relabel_keys(run: int, split: int, groups: torch.Tensor, event: int, rollouts: torch.Tensor,

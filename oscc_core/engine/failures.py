@@ -1,14 +1,9 @@
-"""Failure codes, canonical digests and run manifests.
+"""Failure codes: why a comparison group left a denominator.
 
 Nothing leaves a denominator silently: every excluded group carries one of
 these codes and the counts are reported beside the statistics.
 """
 from __future__ import annotations
-
-import hashlib
-import json
-import platform
-from pathlib import Path
 
 import torch
 
@@ -30,32 +25,3 @@ def failure_counts(codes: torch.Tensor) -> dict[str, int]:
     """Number of groups per failure code name (OK groups are not listed)."""
     counts = torch.bincount(codes.to(torch.int64).cpu(), minlength=len(FAILURE_CODES) + 1)
     return {FAILURE_CODES[c][0]: int(counts[c]) for c in FAILURE_CODES}
-
-
-def canonical_json(obj) -> str:
-    """JSON with sorted keys and no whitespace: the byte string digests are taken of."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
-
-
-def digest(obj) -> str:
-    return hashlib.sha256(canonical_json(obj).encode()).hexdigest()
-
-
-def source_digest() -> str:
-    """SHA-256 over the library's own source files, in path order."""
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
-
-
-def manifest(parameters: dict, device: str) -> dict:
-    """Parameters, library version, source digest and device, sealed by a SHA-256."""
-    from . import __version__
-
-    body = {"parameters": parameters, "library_version": __version__, "source_digest": source_digest(),
-            "device": str(device), "torch_version": torch.__version__.split("+")[0],
-            "python_version": platform.python_version()}
-    return {**body, "sha256": digest(body)}

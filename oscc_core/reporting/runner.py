@@ -29,8 +29,8 @@ from pathlib import Path
 
 import yaml
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-COMMITTED_RESULTS = Path(__file__).resolve().parent.parent / "results"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+COMMITTED_RESULTS = Path(__file__).resolve().parents[2] / "results"
 RUNS = Path("runs")
 RESERVED = ("output_dir",)      # set by the runner from -o
 

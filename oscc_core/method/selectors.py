@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .gradient import mean_pairwise_contrast_variance
+from oscc_core.method.policy_gradient import mean_pairwise_contrast_variance
 
 ARM_ORDER = ("independent", "root_only", "continuation_only", "full")
 FALLBACK = "independent"

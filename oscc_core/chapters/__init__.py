@@ -1,0 +1,1 @@
+"""One package per paper section: what its notebook computes, its tables and figures."""

@@ -1,0 +1,1 @@
+"""How coupled comparison groups are drawn: counter-based streams, arms, roots, rollouts and the collector."""

@@ -1,0 +1,1 @@
+"""Update rules and learners: the clipped surrogate update."""

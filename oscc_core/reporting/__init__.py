@@ -1,0 +1,1 @@
+"""Book plumbing: paper claims, notebook parameters, results files, comparison tables and the runner."""

@@ -1,0 +1,77 @@
+"""Paper-beside-reproduction tables: comparison rows with verdicts, and their text rendering.
+
+Table cells are text rounded to a fixed number of decimals, so a rendered
+table is the same on every CPU; residual columns show values below
+`ZERO_TOLERANCE` against that tolerance.
+"""
+from __future__ import annotations
+
+from oscc_core.reporting import claims
+from oscc_core.reporting.results import ZERO_TOLERANCE, residual_text
+from oscc_core.reporting.rows import NO_PAPER
+
+COLUMN_ORDER = ("quantity", "paper", "paper 95% interval", "ours", "95% interval", "exact", "verdict", "claim id")
+
+
+def comparison_frame(rows: list[dict], digits: int = 4):
+    """A pandas table of comparison rows: floats rounded, counts with separators, known columns first."""
+    import pandas as pd
+
+    def fmt(x):
+        if x is None:
+            return "—"
+        if isinstance(x, tuple):
+            return f"[{x[0]:.{digits}f}, {x[1]:.{digits}f}]"
+        if isinstance(x, float):
+            return f"{x:.{digits}f}"
+        if isinstance(x, int) and not isinstance(x, bool):
+            return f"{x:,}"
+        return x
+
+    rows = [dict(r) for r in rows]
+    seen = list(dict.fromkeys(k for r in rows for k in r))
+    columns = [c for c in COLUMN_ORDER if c in seen] + [c for c in seen if c not in COLUMN_ORDER]
+    return pd.DataFrame([{c: fmt(r.get(c)) for c in columns} for r in rows])
+
+
+def rows_record(rows: list[dict]) -> list[dict]:
+    """Comparison rows as JSON-ready records (intervals as lists)."""
+    return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in dict(r).items()} for r in rows]
+
+
+def verdict_summary(tables: dict[str, list[dict]], kinds=tuple(claims.VERDICTS) + (NO_PAPER,)):
+    """Count of rows per verdict in each table, with a total row."""
+    import pandas as pd
+
+    out = {}
+    for name, rows in tables.items():
+        counts = {k: 0 for k in kinds}
+        for r in rows:
+            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+        out[name] = counts
+    frame = pd.DataFrame.from_dict(out, orient="index")[list(kinds)]
+    frame.loc["total"] = frame.sum()
+    return frame
+
+
+def round_frame(df, digits: int = 4, tiny_in_scientific: bool = False, fill_missing: bool = True):
+    """Float columns as fixed-digit text (NaN -> "—"); deterministic for nbval.
+
+    tiny_in_scientific prints values below 10**-digits in scientific notation
+    (residual columns), and those below ZERO_TOLERANCE as "< 1e-12": rounding
+    noise differs between CPUs.  fill_missing turns None cells into "—" as well.
+    """
+    def fmt(x):
+        if x != x:
+            return "—"
+        if tiny_in_scientific and abs(x) < ZERO_TOLERANCE:
+            return residual_text(x)
+        if tiny_in_scientific and abs(x) < 10 ** -digits:
+            return f"{x:.1e}"
+        return f"{x:.{digits}f}"
+
+    out = df.copy()
+    for c in out.columns:
+        if out[c].dtype.kind == "f":
+            out[c] = out[c].map(fmt)
+    return out.fillna("—") if fill_missing else out
