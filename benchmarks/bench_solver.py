@@ -20,9 +20,9 @@ import time
 import numpy as np
 import pyspiel
 
-from oscc_core.cfr import CFRPlus
+from oscc_core.exact.cfr import CFRPlus
+from oscc_core.exact.exploitability import exploitability, nash_conv
 from oscc_core.games import get_game
-from oscc_core.solver import exploitability, nash_conv
 
 GAME = "leduc"
 NASH_CONV_TARGET = 50.0
