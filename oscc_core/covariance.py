@@ -25,6 +25,7 @@ from oscc_core.exact.arm_moments import Moments, arm_moments
 from oscc_core.exact.cfr import cfr_plus
 from oscc_core.games import get_game
 from oscc_core.method import stats
+from oscc_core.method.stats import Estimate, contrast_pair, estimate_from_replicates
 from oscc_core.policy import load_policy, resolve_policy, table_to_policy
 from oscc_core.reporting import claims
 from oscc_core.reporting.params import ParameterError
@@ -80,34 +81,6 @@ def check_root(name: str, value, continuation, game: str = GAME) -> str:
 
 # --- paired audits --------------------------------------------------------------
 
-def contrast_pair(actions: list[str]) -> tuple[int, int]:
-    """Branch indices of the reported contrast: the two actions of a two-action root;
-    Call minus Raise at a three-action root (Fold's return is a constant -1 chip there,
-    so no coupling can change a contrast with Fold)."""
-    if len(actions) == 2:
-        return 0, 1
-    return actions.index("Call"), actions.index("Raise")
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A Monte-Carlo estimate with its paired root-bootstrap 95% interval, SE and exact value."""
-
-    value: float
-    low: float
-    high: float
-    exact: float | None
-    se: float
-
-    def as_dict(self) -> dict:
-        return {"value": self.value, "low": self.low, "high": self.high, "exact": self.exact, "se": self.se}
-
-
-def _estimate(value: float, replicates: np.ndarray, exact: float | None) -> Estimate:
-    lo, hi = stats.percentile_interval(replicates)
-    return Estimate(float(value), lo, hi, None if exact is None else float(exact), stats.bootstrap_se(replicates))
-
-
 @dataclass
 class PairedAudit:
     """Arms collected at one root with one seed, paired by group.
@@ -138,7 +111,7 @@ class PairedAudit:
         """Var(R_i - R_j) in chips^2 for the reported pair."""
         i, j = self.pair
         s2 = self.scale ** 2
-        return _estimate(stats.contrast_var(self.cov[arm], i, j) * s2, self.boot.contrast_var(arm, i, j) * s2,
+        return estimate_from_replicates(stats.contrast_var(self.cov[arm], i, j) * s2, self.boot.contrast_var(arm, i, j) * s2,
                          self.exact[arm].contrast_var(i, j) * s2)
 
     def contrast_sd(self, arm: str) -> Estimate:
@@ -154,17 +127,17 @@ class PairedAudit:
         i, j = self.pair
         m = self.mean[arm]
         reps = (self.boot.mean[arm][:, i] - self.boot.mean[arm][:, j]) * self.scale
-        return _estimate((m[i] - m[j]) * self.scale, reps, self.exact[arm].contrast_mean(i, j) * self.scale)
+        return estimate_from_replicates((m[i] - m[j]) * self.scale, reps, self.exact[arm].contrast_mean(i, j) * self.scale)
 
     def covariance(self, arm: str) -> Estimate:
         """Cov(R_i, R_j) in chips^2."""
         i, j = self.pair
         s2 = self.scale ** 2
-        return _estimate(self.cov[arm][i, j] * s2, self.boot.covariance(arm, i, j) * s2,
+        return estimate_from_replicates(self.cov[arm][i, j] * s2, self.boot.covariance(arm, i, j) * s2,
                          self.exact[arm].cov[i, j] * s2)
 
     def branch_mean(self, arm: str, branch: int) -> Estimate:
-        return _estimate(self.mean[arm][branch] * self.scale, self.boot.mean[arm][:, branch] * self.scale,
+        return estimate_from_replicates(self.mean[arm][branch] * self.scale, self.boot.mean[arm][:, branch] * self.scale,
                          self.exact[arm].mean[branch] * self.scale)
 
     def ratio(self, numerator: str = "full", denominator: str = "independent") -> Estimate:
@@ -172,14 +145,14 @@ class PairedAudit:
         i, j = self.pair
         value = stats.contrast_var(self.cov[numerator], i, j) / stats.contrast_var(self.cov[denominator], i, j)
         ex = self.exact[numerator].contrast_var(i, j) / self.exact[denominator].contrast_var(i, j)
-        return _estimate(value, self.boot.variance_ratio(numerator, denominator, i, j), ex)
+        return estimate_from_replicates(value, self.boot.variance_ratio(numerator, denominator, i, j), ex)
 
     def reduction(self, numerator: str = "full", denominator: str = "independent") -> Estimate:
         """Variance reduction 100 (1 - ratio), percent; interval from the ratio's replicates."""
         r = self.ratio(numerator, denominator)
         i, j = self.pair
         reps = 100 * (1 - self.boot.variance_ratio(numerator, denominator, i, j))
-        return _estimate(100 * (1 - r.value), reps, 100 * (1 - r.exact))
+        return estimate_from_replicates(100 * (1 - r.value), reps, 100 * (1 - r.exact))
 
     def equivalence(self, branch: int, margin: float, arm: str = "full", reference: str = "independent") -> dict:
         """Marginal equivalence of one branch mean: arm minus reference, TOST at 90% and 95% interval."""

@@ -91,16 +91,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from oscc_core.covariance import Estimate, contrast_pair
 from oscc_core.engine.collector import collect
 from oscc_core.engine.rollout import ActionEvent
 from oscc_core.engine.roots import Root, build_root
 from oscc_core.exact.arm_moments import Moments, arm_moments
-from oscc_core.exact.cfr import cfr_plus
 from oscc_core.games import get_game
+from oscc_core.method import root_policy as root_policy_mod
 from oscc_core.method import stats
 from oscc_core.method.policy_gradient import clipped_surrogate_gradient, policy_jacobian, softmax
 from oscc_core.method.selectors import Certificate, certify, oscc_select
+from oscc_core.method.stats import Estimate, contrast_pair
 from oscc_core.policy import resolve_policy
 from oscc_core.reporting import claims
 from oscc_core.reporting.params import ParameterError
@@ -129,18 +129,11 @@ VERDICT_KINDS = tuple(claims.VERDICTS) + (NO_PAPER, NOT_COMPARED)
 # --- parameters -------------------------------------------------------------------------
 
 def check_root_policy(name: str, value) -> "str | list[float]":
-    """'uniform', 'cfr_plus' or a non-empty list of positive probabilities summing to one."""
-    if isinstance(value, str):
-        if value in ("uniform", "cfr_plus"):
-            return value
-        raise ParameterError(f"{name} must be 'uniform', 'cfr_plus' or a list of probabilities, got {value!r}.")
-    if isinstance(value, (list, tuple)) and value and all(
-            isinstance(p, (int, float)) and not isinstance(p, bool) and math.isfinite(p) for p in value):
-        probs = [float(p) for p in value]
-        if min(probs) > 0 and abs(sum(probs) - 1) <= 1e-9:
-            return probs
-    raise ParameterError(f"{name} must be 'uniform', 'cfr_plus' or a list of positive probabilities "
-                         f"summing to 1 (one per legal root action), got {value!r}.")
+    """`method.root_policy.check_root_policy` as a notebook parameter check (ParameterError)."""
+    try:
+        return root_policy_mod.check_root_policy(name, value)
+    except ValueError as e:
+        raise ParameterError(str(e)) from None
 
 
 def check_floats(name: str, values, low: float, high: float, open_low: bool = False) -> list[float]:
@@ -239,27 +232,8 @@ class Geometry:
         return float(noise), float(within + between)
 
 
-def _root_policy_probs(value, root: Root, infos, cfr_iterations: int) -> tuple[np.ndarray, int]:
-    m = len(root.actions)
-    if value == "uniform":
-        return np.full((len(infos), m), 1.0 / m), 0
-    if value == "cfr_plus":
-        game = root.game
-        table = resolve_policy(game, cfr_plus(game, cfr_iterations))
-        ids = game.infostates.index_table[root.node, [o for o, _ in infos], [p + 1 for _, p in infos]]
-        probs = table[ids][:, list(root.actions)]
-        floored = int((probs < CFR_FLOOR).sum())
-        probs = np.maximum(probs, CFR_FLOOR)
-        return probs / probs.sum(1, keepdims=True), floored
-    probs = np.asarray(value, dtype=np.float64)
-    if probs.shape != (m,):
-        raise ParameterError(f"root_policy lists {len(probs)} probabilities but the root has {m} legal actions "
-                             f"({', '.join(root.action_names)}).")
-    return np.tile(probs, (len(infos), 1)), 0
-
-
 def geometry(root_history: str, continuation, root_policy, cfr_iterations: int = 1000,
-             game: str = GAME) -> Geometry:
+             game: str = GAME, floor: float = CFR_FLOOR) -> Geometry:
     """Root information states, root-law weights, root policy, Jacobians and exact moments."""
     g = get_game(game)
     root = build_root(g, root_history, resolve_policy(g, continuation))
@@ -267,7 +241,10 @@ def geometry(root_history: str, continuation, root_policy, cfr_iterations: int =
     infos = sorted(set(keys))
     weight = np.array([sum(w for k, w in zip(keys, root.weight) if k == i) for i in infos])
     weight = weight / weight.sum()
-    probs, floored = _root_policy_probs(root_policy, root, infos, cfr_iterations)
+    try:
+        probs, floored = root_policy_mod.root_policy_probs(root_policy, root, infos, cfr_iterations, floor)
+    except ValueError as e:
+        raise ParameterError(str(e)) from None
     jac = np.stack([policy_jacobian(p) for p in probs])
     exact = {a: [] for a in ARMS}
     for own, pub in infos:

@@ -41,9 +41,9 @@ import numpy as np
 from oscc_core.engine.collector import collect
 from oscc_core.engine.roots import build_root
 from oscc_core.exact.arm_moments import infostate_moments
-from oscc_core.exact.cfr import cfr_plus
 from oscc_core.games import get_game
 from oscc_core.method.policy_gradient import mean_pairwise_contrast_variance, noise_trace, policy_jacobian
+from oscc_core.method.root_policy import root_policy_probs
 from oscc_core.method.selectors import (
     ARM_ORDER,
     FALLBACK,
@@ -76,23 +76,17 @@ class RootPolicy:
     label: str
     actions: list[str]
     probs: dict[str, np.ndarray]       # infostate string -> probabilities over the root's legal actions
-    floored: int = 0                   # entries raised to PROBABILITY_FLOOR (then renormalised)
+    floored: int = 0                   # entries raised to the probability floor (then renormalised)
 
     def jacobian(self, infostate: str) -> np.ndarray:
         return policy_jacobian(self.probs[infostate])
 
 
-def _floor(p: np.ndarray) -> tuple[np.ndarray, int]:
-    low = p < PROBABILITY_FLOOR
-    q = np.where(low, PROBABILITY_FLOOR, p)
-    return q / q.sum(), int(low.sum())
-
-
 def resolve_root_policy(name: str, value, root: str, continuation="uniform", cfr_iterations: int = 1000,
-                        game: str = GAME) -> RootPolicy:
+                        game: str = GAME, floor: float = PROBABILITY_FLOOR) -> RootPolicy:
     """'uniform', 'cfr_plus' or a list of probabilities over the root's legal actions (same at every I).
 
-    CFR+ probabilities below PROBABILITY_FLOOR (a softmax cannot represent 0:
+    CFR+ probabilities below `floor` (a softmax cannot represent 0:
     its logit would be -inf) are raised to the floor and renormalised; the
     count is kept in ``floored``.  A list must have one positive entry per
     legal action and sum to 1 (within 1e-9) or a ParameterError names `name`.
@@ -105,12 +99,8 @@ def resolve_root_policy(name: str, value, root: str, continuation="uniform", cfr
     if isinstance(value, str) and value == "uniform":
         return RootPolicy("uniform", r.action_names, {s: np.full(m, 1.0 / m) for s in strings})
     if isinstance(value, str) and value == "cfr_plus":
-        pol = cfr_plus(game, cfr_iterations)
-        probs, floored = {}, 0
-        for s in strings:
-            p, f = _floor(np.asarray(pol[s], dtype=np.float64)[list(r.actions)])
-            probs[s], floored = p, floored + f
-        return RootPolicy(f"CFR+ ({cfr_iterations} it.)", r.action_names, probs, floored)
+        probs, floored = root_policy_probs(value, r, infos, cfr_iterations, floor, name)
+        return RootPolicy(f"CFR+ ({cfr_iterations} it.)", r.action_names, dict(zip(strings, probs)), floored)
     if isinstance(value, (list, tuple)) and len(value) == m and \
             all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
         p = np.asarray(value, dtype=np.float64)

@@ -6,7 +6,8 @@ from oscc_core.games.kuhn import Kuhn
 from oscc_core.games.leduc import Leduc
 from oscc_core.games.tree import CHANCE, NO_PUBLIC_CARD, TERMINAL, PublicTree
 
-GAMES = {"kuhn": Kuhn, "leduc": Leduc}
+KUHN, LEDUC = "kuhn", "leduc"      # the game names, as OpenSpiel's short names
+GAMES = {KUHN: Kuhn, LEDUC: Leduc}
 _INSTANCES: dict[str, Game] = {}
 
 
@@ -21,5 +22,5 @@ def get_game(game: "str | Game") -> Game:
     return _INSTANCES[game]
 
 
-__all__ = ["CHANCE", "GAMES", "Game", "InfostateIndex", "Kuhn", "Leduc", "NO_PUBLIC_CARD",
+__all__ = ["CHANCE", "GAMES", "KUHN", "LEDUC", "Game", "InfostateIndex", "Kuhn", "Leduc", "NO_PUBLIC_CARD",
            "PublicTree", "TERMINAL", "get_game"]

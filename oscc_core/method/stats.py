@@ -243,3 +243,34 @@ def equivalence_test(difference: float, replicates: np.ndarray, margin: float, a
     return {"difference": float(difference), "tost_level": 1 - 2 * alpha, "tost_low": lo, "tost_high": hi,
             "ci95_low": lo95, "ci95_high": hi95, "se": bootstrap_se(replicates), "margin": float(margin),
             "equivalent": bool(-margin < lo and hi < margin)}
+
+
+# --- estimates ---------------------------------------------------------------
+
+def contrast_pair(actions: list[str]) -> tuple[int, int]:
+    """Branch indices of the reported contrast: the two actions of a two-action root;
+    Call minus Raise at a three-action root (Fold's return is a constant -1 chip there,
+    so no coupling can change a contrast with Fold)."""
+    if len(actions) == 2:
+        return 0, 1
+    return actions.index("Call"), actions.index("Raise")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte-Carlo estimate with its paired root-bootstrap 95% interval, SE and exact value."""
+
+    value: float
+    low: float
+    high: float
+    exact: float | None
+    se: float
+
+    def as_dict(self) -> dict:
+        return {"value": self.value, "low": self.low, "high": self.high, "exact": self.exact, "se": self.se}
+
+
+def estimate_from_replicates(value: float, replicates: np.ndarray, exact: float | None) -> Estimate:
+    """An Estimate of `value` with the percentile interval and standard error of its bootstrap replicates."""
+    lo, hi = percentile_interval(replicates)
+    return Estimate(float(value), lo, hi, None if exact is None else float(exact), bootstrap_se(replicates))
