@@ -20,15 +20,12 @@ import numpy as np
 import torch
 
 from oscc_core.engine.collector import Collection, collect
-from oscc_core.engine.roots import build_root
 from oscc_core.exact.arm_moments import Moments, arm_moments
-from oscc_core.exact.cfr import cfr_plus
 from oscc_core.games import get_game
 from oscc_core.method import stats
 from oscc_core.method.stats import Estimate, contrast_pair, estimate_from_replicates
-from oscc_core.policy import load_policy, resolve_policy, table_to_policy
+from oscc_core.policy import resolve_policy, table_to_policy
 from oscc_core.reporting import claims
-from oscc_core.reporting.params import ParameterError
 from oscc_core.reporting.rows import Row
 
 GAME = "leduc"
@@ -43,41 +40,6 @@ PAPER_BRANCH = {"Call": "check", "Raise": "bet"}
 
 
 # --- parameters ---------------------------------------------------------------
-
-def resolve_continuation(name: str, value: str, cfr_iterations: int, game: str = GAME):
-    """'uniform' -> 'uniform'; 'cfr_plus' -> CFR+ average policy; a path -> the saved policy, validated.
-
-    A file that is not a valid tabular policy of the game raises ParameterError naming `name`.
-    """
-    if value == "uniform":
-        return "uniform"
-    if value == "cfr_plus":
-        return cfr_plus(game, cfr_iterations)
-    try:
-        policy = load_policy(value, name)
-        resolve_policy(game, policy, name)
-    except (ValueError, OSError) as exc:
-        raise ParameterError(f"{name}: {exc}") from None
-    return policy
-
-
-def check_root(name: str, value, continuation, game: str = GAME) -> str:
-    """A root history that is a decision point reachable under the continuation (behaviour) policy.
-
-    The history must be a string: ``papermill -p root 2`` passes the number 2,
-    which is refused (a number loses leading zeros and cannot hold ``|``);
-    pass it as a string with ``papermill -r root 2`` or
-    ``python -m oscc_core run <chapter> -p root 2``.
-    """
-    if not isinstance(value, str):
-        raise ParameterError(f"{name} must be a public history string such as '', '2' or '11|' (with papermill, "
-                             f"pass it with -r {name} VALUE, not -p), got {value!r}.")
-    try:
-        build_root(game, value, resolve_policy(game, continuation))
-    except ValueError as exc:
-        raise ParameterError(f"{name}: {exc}") from None
-    return value
-
 
 # --- paired audits --------------------------------------------------------------
 

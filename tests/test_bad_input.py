@@ -138,9 +138,8 @@ def test_writable_output_dir_check_leaves_no_trace(tmp_path):
 
 
 def test_root_as_a_number_is_refused():
-    from oscc_core import covariance as cv
     with pytest.raises(params.ParameterError, match=r"^root must be a public history string .* -r root"):
-        cv.check_root("root", 2, "uniform")
+        params.check_root("root", 2, "uniform")
 
 
 def test_pilot_blocks_beyond_the_calibration_are_refused():

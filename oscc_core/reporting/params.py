@@ -15,6 +15,10 @@ from pathlib import Path
 
 from oscc_core import memory
 from oscc_core.device import resolve_device
+from oscc_core.engine.roots import build_root
+from oscc_core.exact.cfr import cfr_plus
+from oscc_core.games import LEDUC
+from oscc_core.policy import load_policy, resolve_policy
 
 #: Largest seed: every stream key holds the seed in 63 bits.
 SEED_MAX = 2 ** 63 - 1
@@ -157,3 +161,40 @@ def check_output_dir(name: str, value) -> Path:
         raise ParameterError(f"{name} must be a writable directory, but {value!r} is not "
                              f"({e.strerror or type(e).__name__}).") from None
     return path
+
+
+# --- continuation policies and roots ------------------------------------------------------
+
+def resolve_continuation(name: str, value: str, cfr_iterations: int, game: str = LEDUC):
+    """'uniform' -> 'uniform'; 'cfr_plus' -> CFR+ average policy; a path -> the saved policy, validated.
+
+    A file that is not a valid tabular policy of the game raises ParameterError naming `name`.
+    """
+    if value == "uniform":
+        return "uniform"
+    if value == "cfr_plus":
+        return cfr_plus(game, cfr_iterations)
+    try:
+        policy = load_policy(value, name)
+        resolve_policy(game, policy, name)
+    except (ValueError, OSError) as exc:
+        raise ParameterError(f"{name}: {exc}") from None
+    return policy
+
+
+def check_root(name: str, value, continuation, game: str = LEDUC) -> str:
+    """A root history that is a decision point reachable under the continuation (behaviour) policy.
+
+    The history must be a string: ``papermill -p root 2`` passes the number 2,
+    which is refused (a number loses leading zeros and cannot hold ``|``);
+    pass it as a string with ``papermill -r root 2`` or
+    ``python -m oscc_core run <chapter> -p root 2``.
+    """
+    if not isinstance(value, str):
+        raise ParameterError(f"{name} must be a public history string such as '', '2' or '11|' (with papermill, "
+                             f"pass it with -r {name} VALUE, not -p), got {value!r}.")
+    try:
+        build_root(game, value, resolve_policy(game, continuation))
+    except ValueError as exc:
+        raise ParameterError(f"{name}: {exc}") from None
+    return value
