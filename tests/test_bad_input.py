@@ -41,7 +41,7 @@ def test_continuation_rows_of_strings_name_the_continuation():
     policy = uniform_policy("leduc")
     policy = {k: [str(x) for x in v] for k, v in policy.items()}
     with pytest.raises(ValueError, match="^continuation at .* must be a flat list of 3 numbers") as info:
-        collect("leduc", "", "full", 16, 1, policy, "cpu")
+        collect("leduc", "", "full", 16, 1, continuation=policy, device="cpu")
     one_line(info)
 
 
@@ -143,11 +143,12 @@ def test_root_as_a_number_is_refused():
 
 
 def test_pilot_blocks_beyond_the_calibration_are_refused():
-    from oscc_core import noise as nz
-    geom = nz.geometry("", "uniform", "uniform", 1)
+    from oscc_core.chapters.gradient_noise.calibration import check_pilot_blocks
+    from oscc_core.chapters.gradient_noise.geometry import geometry
+    geom = geometry("", "uniform", "uniform", 1, 1e-3)
     with pytest.raises(params.ParameterError, match=r"^pilot_blocks must be at most \d+ \(calibration_groups=3,000"):
-        nz.check_pilot_blocks("pilot_blocks", 1000, geom, 3000, 8)
-    assert nz.check_pilot_blocks("pilot_blocks", 16, geom, 3000, 8) == 16
+        check_pilot_blocks("pilot_blocks", 1000, geom, 3000, 8)
+    assert check_pilot_blocks("pilot_blocks", 16, geom, 3000, 8) == 16
 
 
 def test_policy_file_is_recorded_by_content_not_path(tmp_path):

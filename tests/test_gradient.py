@@ -58,36 +58,6 @@ def test_three_actions_can_rank_couplings_differently_from_mean_contrast_varianc
     assert gr.noise_trace(g, a) != pytest.approx(gr.noise_trace(g, b))
 
 
-def test_unclipped_surrogate_gradient_at_behaviour_is_projected_returns():
-    p = np.array([0.2, 0.5, 0.3])
-    returns = np.array([[1.0, -2.0, 3.0], [0.0, 4.0, -1.0]])
-    grads, active = gr.clipped_surrogate_gradient(np.log(p), p, returns, epsilon=0.2)
-    assert active.all()
-    np.testing.assert_allclose(grads, returns @ gr.policy_jacobian(p).T, atol=1e-12)
-
-
-def test_clipping_zeroes_the_gradient_of_clipped_terms():
-    p0 = np.array([0.5, 0.5])
-    theta = np.log(np.array([0.8, 0.2]))           # ratio 1.6 on action 0, 0.4 on action 1
-    returns = np.array([[2.0, 0.0]])               # advantage +1 on action 0, -1 on action 1
-    grads, active = gr.clipped_surrogate_gradient(theta, p0, returns, epsilon=0.2)
-    assert not active.any()
-    np.testing.assert_allclose(grads, 0.0)
-
-
 def test_logits_for_rejects_zero_probability():
     with pytest.raises(ValueError, match="root policy"):
         gr.logits_for([0.0, 1.0])
-
-
-def test_row_wise_surrogate_gradient_equals_the_jacobian_product_per_group():
-    rng = np.random.default_rng(0)
-    behaviour = np.array([0.3, 0.5, 0.2])
-    theta = np.log(behaviour) + rng.normal(scale=0.4, size=(6, 3))
-    returns = rng.integers(-5, 6, size=(6, 3)).astype(float)
-    grads, active = gr.clipped_surrogate_gradient(theta, np.tile(behaviour, (6, 1)), returns, 0.2)
-    assert not active.all()  # the perturbation does activate clipping somewhere
-    adv = returns - returns.mean(axis=1, keepdims=True)
-    for k in range(6):
-        jac = gr.policy_jacobian(gr.softmax(theta[k]))
-        np.testing.assert_allclose(grads[k], jac @ (adv[k] * active[k]), atol=1e-12)

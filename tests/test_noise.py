@@ -1,30 +1,43 @@
-"""Gradient-noise chapter library (oscc_core.noise): estimates against exact values and the identities."""
+"""Gradient-noise chapter (oscc_core.chapters.gradient_noise): estimates against exact values and the identities."""
 import math
 
 import numpy as np
 import pytest
 
 from oscc_core import collect
-from oscc_core import noise as nz
+from oscc_core.chapters.gradient_noise import (
+    calibration,
+    frontier,
+    geometry,
+    parameters,
+    proposition3,
+    tables,
+    transfer,
+)
+from oscc_core.chapters.gradient_noise.bootstrap import Resampled
+from oscc_core.chapters.gradient_noise.updates import UpdateSetting, clip_fraction, ratio_quantiles, realised_updates
+from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.method import policy_gradient as gr
 from oscc_core.reporting.params import ParameterError
+
+FLOOR = 1e-3     # the chapter's default root_policy_floor
 
 
 @pytest.fixture(scope="module")
 def geom():
-    return nz.geometry("", "uniform", "uniform")
+    return geometry.geometry("", "uniform", "uniform", 1000, FLOOR)
 
 
 @pytest.fixture(scope="module")
 def collections():
-    return {a: collect("leduc", "", a, 40_000, 7, "uniform", "cpu") for a in nz.ARMS}
+    return {a: collect("leduc", "", a, 40_000, 7, continuation="uniform", device="cpu") for a in PAPER_ARMS}
 
 
 def test_estimated_noise_is_within_a_few_standard_errors_of_exact(geom, collections):
     for arm in ("independent", "full"):
-        d = nz.arm_data(geom, collections[arm])
-        est = nz.noise_estimate(geom, d.returns, d.info)
-        boot = nz.Resampled(d.info, len(geom.infos), {"R": d.returns}, {"R"}, 200, 7, f"test/{arm}")
+        d = transfer.arm_data(geom, collections[arm])
+        est = transfer.noise_estimate(geom, d.returns, d.info)
+        boot = Resampled(d.info, len(geom.infos), {"R": d.returns}, {"R"}, 200, 7, f"test/{arm}")
         reps = geom.noise_per_info(boot.cov("R")) @ geom.weight
         assert reps[0] == pytest.approx(est, rel=1e-12)          # replicate 0 is the sample itself
         se = float(np.std(reps[1:], ddof=1))
@@ -32,7 +45,7 @@ def test_estimated_noise_is_within_a_few_standard_errors_of_exact(geom, collecti
 
 
 def test_gradient_ratio_of_the_full_arm_is_below_one_and_near_exact(geom, collections):
-    audit = nz.run_audit(geom, collections, [nz.UpdateSetting("control", 0.2, 0.0, 0.02, 1)],
+    audit = transfer.run_audit(geom, collections, [UpdateSetting("control", 0.2, 0.0, 0.02, 1)],
                          {0: "full", 1: "full", 2: "full"}, 100, 7, "test")
     r = audit.ratio("gradient", "full")
     assert r.value < 1 and r.low <= r.exact <= r.high
@@ -50,7 +63,7 @@ def _enumerated_noise_table(g) -> dict:
         jac = np.diag(p) - np.outer(p, p)
         gram = jac.T @ jac
         ref = enumerated_moments(g.root.history, "independent", own_card=own)[1]
-        for arm in nz.ARMS[1:]:
+        for arm in PAPER_ARMS[1:]:
             cov = enumerated_moments(g.root.history, arm, own_card=own)[1]
             rhs = sum(2 * gram[i, j] * (cov[i, j] - ref[i, j])
                       for i in range(len(p)) for j in range(i + 1, len(p)))
@@ -76,86 +89,80 @@ def _check_proposition_3(g, table) -> None:
 
 def test_proposition_3_residuals_are_rounding_only_with_exact_covariances(geom):
     pytest.importorskip("pyspiel")
-    table = nz.proposition3_exact(geom)
+    table = proposition3.proposition3_exact(geom)
     assert "binary residual" in table
     _check_proposition_3(geom, table)
 
 
 def test_proposition_3_holds_at_a_three_action_root_with_a_cfr_root_policy():
     pytest.importorskip("pyspiel")
-    g = nz.geometry("2", "uniform", "cfr_plus", cfr_iterations=30)
+    g = geometry.geometry("2", "uniform", "cfr_plus", 30, FLOOR)
     assert len(g.actions) == 3
-    table = nz.proposition3_exact(g)
+    table = proposition3.proposition3_exact(g)
     assert "binary residual" not in table
     _check_proposition_3(g, table)
 
 
 def test_zero_clipping_control_gives_realised_update_equal_to_projected_gradient(geom, collections):
-    d = nz.arm_data(geom, collections["full"])
-    up = nz.realised_updates(d.returns, d.info, geom, nz.UpdateSetting("control", 0.2, 0.0, 0.05, 1))
+    d = transfer.arm_data(geom, collections["full"])
+    up = realised_updates(d.returns, d.info, geom, UpdateSetting("control", 0.2, 0.0, 0.05, 1))
     projected = np.einsum("nki,ni->nk", geom.jac[d.info], d.returns.astype(float))
     np.testing.assert_allclose(up.u, projected, rtol=0, atol=1e-12)
     assert up.clipped.sum() == 0
-    assert nz.update_noise_estimate(geom, up.u, d.info) == pytest.approx(nz.noise_estimate(geom, d.returns, d.info),
+    assert transfer.update_noise_estimate(geom, up.u, d.info) == pytest.approx(transfer.noise_estimate(geom, d.returns, d.info),
                                                                          rel=1e-9)
     # with clipping switched off the realised update is the projected gradient at the (lagged) start
-    lagged = nz.realised_updates(d.returns, d.info, geom, nz.UpdateSetting("off", math.inf, 0.3, 0.05, 1))
-    start = np.log(geom.probs) + 0.3 * nz.lag_direction(geom)
+    lagged = realised_updates(d.returns, d.info, geom, UpdateSetting("off", math.inf, 0.3, 0.05, 1))
+    start = np.log(geom.probs) + 0.3 * geometry.lag_direction(geom)
     jac = np.stack([gr.policy_jacobian(gr.softmax(t)) for t in start])
     np.testing.assert_allclose(lagged.u, np.einsum("nki,ni->nk", jac[d.info], d.returns.astype(float)), atol=1e-12)
     assert lagged.clipped.sum() == 0
 
 
 def test_stress_setting_clips_and_counts_terms(geom, collections):
-    d = nz.arm_data(geom, collections["independent"])
-    up = nz.realised_updates(d.returns, d.info, geom, nz.UpdateSetting("stress", 0.2, 0.3, 0.05, 4))
-    assert 0 < nz.clip_fraction([up]) < 1
+    d = transfer.arm_data(geom, collections["independent"])
+    up = realised_updates(d.returns, d.info, geom, UpdateSetting("stress", 0.2, 0.3, 0.05, 4))
+    assert 0 < clip_fraction([up]) < 1
     assert up.terms_per_group == 2 * 4
-    lo, hi = nz.ratio_quantiles([up])
+    lo, hi = ratio_quantiles([up])
     assert lo < 1 < hi
 
 
-def test_finite_gradient_count_counts_non_finite_rows():
-    u = np.array([[1.0, -1.0], [np.nan, 0.0], [np.inf, 1.0], [0.0, 0.0], [2.0, -np.inf]])
-    assert nz.finite_count(u) == 2
-    assert nz.finite_rows(u).tolist() == [True, False, False, True, False]
-
-
 def test_root_policy_checks():
-    assert nz.check_root_policy("root_policy", "uniform") == "uniform"
-    assert nz.check_root_policy("root_policy", [0.25, 0.75]) == [0.25, 0.75]
+    assert parameters.check_root_policy("root_policy", "uniform") == "uniform"
+    assert parameters.check_root_policy("root_policy", [0.25, 0.75]) == [0.25, 0.75]
     for bad in ("greedy", [0.0, 1.0], [0.5, 0.6], [], [True, False], 3):
         with pytest.raises(ParameterError, match="root_policy"):
-            nz.check_root_policy("root_policy", bad)
+            parameters.check_root_policy("root_policy", bad)
     with pytest.raises(ParameterError, match="legal actions"):
-        nz.geometry("", "uniform", [0.2, 0.3, 0.5])
+        geometry.geometry("", "uniform", [0.2, 0.3, 0.5], 1000, FLOOR)
 
 
 def test_cfr_root_policy_is_floored_and_normalised():
-    g = nz.geometry("", "uniform", "cfr_plus", cfr_iterations=30)
-    assert (g.probs >= nz.CFR_FLOOR * 0.99).all()
+    g = geometry.geometry("", "uniform", "cfr_plus", 30, FLOOR)
+    assert (g.probs >= FLOOR * 0.99).all()
     np.testing.assert_allclose(g.probs.sum(1), 1.0)
 
 
 def test_group_costs_add_up_and_the_matched_prefix_fits_the_budget():
     for arm in ("independent", "full"):
-        draws, trans, col = nz.group_costs("", arm, 2_000, 3, "uniform", "cpu")
+        draws, trans, col = frontier.group_costs("", arm, 2_000, 3, "uniform", "cpu")
         assert int(draws.sum()) == sum(col.physical_draws.values())
         assert (trans >= 2).all()                                   # at least the two forced root actions
-        k = nz.matched_groups(draws, 5_000)
+        k = frontier.matched_groups(draws, 5_000)
         assert draws[:k].sum() <= 5_000 < draws[:k + 1].sum()
     # sharing the hidden deal saves one draw per group at a two-action root
-    ind, _, _ = nz.group_costs("", "independent", 500, 3, "uniform", "cpu")
-    root, _, _ = nz.group_costs("", "root_only", 500, 3, "uniform", "cpu")
+    ind, _, _ = frontier.group_costs("", "independent", 500, 3, "uniform", "cpu")
+    root, _, _ = frontier.group_costs("", "root_only", 500, 3, "uniform", "cpu")
     assert (ind - root == 1).all()
 
 
 def test_selection_certifies_only_with_enough_evidence(geom):
-    cal = {a: collect("leduc", "", a, 6_000, 5, "uniform", "cpu", split="calibration") for a in nz.ARMS}
-    sel = nz.calibrate_selection(geom, cal, block_size=8, pilot_blocks=16, delta=0.05, bound_factor=2.0)
+    cal = {a: collect("leduc", "", a, 6_000, 5, continuation="uniform", device="cpu", split="calibration") for a in PAPER_ARMS}
+    sel = calibration.calibrate_selection(geom, cal, block_size=8, pilot_blocks=16, delta=0.05, bound_factor=2.0)
     assert set(sel.selection) == {0, 1, 2}
-    assert set(sel.selection.values()) <= set(nz.ARMS)
+    assert set(sel.selection.values()) <= set(PAPER_ARMS)
     for z, certs in sel.certificates.items():
         if sel.selection[z] != "independent":
             assert any(c.certified and c.arm == sel.selection[z] for c in certs)
-    assert len(sel.frame()) == 12
+    assert len(tables.selection_frame(sel)) == 12

@@ -17,6 +17,8 @@ SMALL = {"n_groups": 3_000, "calibration_groups": 3_000, "pilot_blocks": 16, "n_
     ({"n_groups": -5}, "n_groups"),
     ({"n_groups": 10}, "n_groups"),
     ({"lag_grid": []}, "lag_grid"),
+    ({"noise_weights": "uniform"}, "noise_weights"),
+    ({"root_policy_floor": 0.0}, "root_policy_floor"),
 ])
 def test_bad_parameter_stops_the_notebook_naming_it(tmp_path, parameters, name):
     assert_stops_naming(STEM, tmp_path, name, **parameters)
@@ -38,3 +40,5 @@ def test_small_run_writes_every_arm_and_table(tmp_path):
     assert set(results["tables"]) == {"proposition_3", "noise_transfer", "clipping", "physical_cost_frontier",
                                       "scalar_screen"}
     assert results["manifest"]["parameters"]["physical_budget"] == SMALL["physical_budget"]
+    assert results["manifest"]["parameters"]["root_policy_floor"] == 1e-3
+    assert results["manifest"]["parameters"]["noise_weights"] == "root_law"

@@ -22,6 +22,8 @@ SMALL = {"continuation": "uniform", "calibration_groups": 128, "eval_groups": 4_
     ({"calibration_groups": 100}, "calibration_groups"),
     ({"sweep_sizes": [64, 100]}, "sweep_sizes"),
     ({"continuation": "no_such_policy.json"}, "continuation"),
+    ({"noise_weights": "uniform"}, "noise_weights"),
+    ({"root_policy_floor": 0.0}, "root_policy_floor"),
 ])
 def test_bad_parameter_stops_the_notebook_naming_it(tmp_path, parameters, name):
     assert_stops_naming(STEM, tmp_path, name, **parameters)

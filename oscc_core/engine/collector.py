@@ -173,8 +173,8 @@ def _check_memory(n_groups: int, branches: int, keep_returns: bool, keep_draws: 
                  hint=" (or pass keep_returns=False, which keeps only the failure codes)" if keep_returns else "")
 
 
-def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="uniform", device: str = "auto",
-            *, budget: int = 1, chunk_size: int | None = None, split: str = "audit",
+def collect(game, root: str, arm: str, n_groups: int, seed: int, *, continuation="uniform", device: str = "auto",
+            budget: int = 1, chunk_size: int | None = None, split: str = "audit",
             keep_returns: bool = True, progress: bool = False, chance_map=None,
             branch_order=None, trace: list | None = None, violation=None,
             continuation_map: str = chance_maps.DEFAULT_MAP, keep_draws: bool = False,
@@ -195,7 +195,7 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, continuation="u
                   returns is then action root.actions[branch_order[j]], and every stream keeps the
                   branch field of its action, so reordering only permutes the columns (branch swap)
     trace         optional list: each chunk appends a dict with its lanes' deal, stream keys and the
-                  ordered events of `rollout.play` (for the audit in `oscc_core.audit`)
+                  ordered events of `rollout.play` (for the audit in `oscc_core.chapters.contract.run_audit`)
     violation     None, or a deliberate break of the contract from `oscc_core.violations` (the
                   audit's controls only; never used by an estimate)
     continuation_map  selector-stress map of the continuation chance uniform (`oscc_core.chance_maps`):

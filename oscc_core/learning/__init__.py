@@ -1,1 +1,1 @@
-"""Update rules and learners: the clipped surrogate update."""
+"""Update rules and learners: the clipped surrogate update (`surrogate`)."""

@@ -12,6 +12,7 @@ noise trace is N(Gamma; I) = tr(G Sigma G^T) = sum_ij <g_i, g_j> Sigma_ij
 (chips^2 per unit logit^2).  Proposition 3: for two couplings with equal
 branch marginals, N - N' = 2 sum_{i<j} <g_i, g_j> (Sigma_ij - Sigma'_ij);
 with two actions g_2 = -g_1 and N = ||g_1||^2 Var(R_1 - R_2).
+The clipped surrogate's gradient and update rule live in `oscc_core.learning.surrogate`.
 """
 from __future__ import annotations
 
@@ -67,27 +68,6 @@ def mean_pairwise_contrast_variance(cov: np.ndarray) -> float:
     m = len(cov)
     pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
     return float(np.mean([cov[i, i] + cov[j, j] - 2 * cov[i, j] for i, j in pairs]))
-
-
-def clipped_surrogate_gradient(theta: np.ndarray, behaviour_probs: np.ndarray, returns: np.ndarray,
-                               epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per-group gradient of the behaviour-weighted clipped surrogate (the paper's paired update).
-
-    L_g = sum_i pi0_i min(r_i A_i, clip(r_i, 1-eps, 1+eps) A_i), r_i = pi_theta(a_i)/pi0_i,
-    A_i = R_i - mean_i R_i with frozen returns.  Where the unclipped term is
-    selected, d/dtheta of pi0_i r_i A_i is A_i g_i(theta); where the clipped
-    term is selected its gradient is zero.  With c = A * active the gradient
-    is G c, i.e. grad_k = p_k c_k - p_k sum_i p_i c_i.
-
-    theta and behaviour_probs are [m] (one root) or [n, m] (one per group);
-    returns [n, m] chips -> (gradients [n, m] chips per logit, active [n, m] bool).
-    """
-    p = softmax(np.asarray(theta, dtype=np.float64))
-    ratio = p / np.asarray(behaviour_probs, dtype=np.float64)
-    adv = returns - returns.mean(axis=1, keepdims=True)
-    clipped = ((adv > 0) & (ratio > 1 + epsilon)) | ((adv < 0) & (ratio < 1 - epsilon))
-    c = adv * ~clipped
-    return p * c - p * (p * c).sum(axis=-1, keepdims=True), ~clipped
 
 
 def update_noise(gradients: np.ndarray) -> float:

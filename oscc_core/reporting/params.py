@@ -25,7 +25,7 @@ SEED_MAX = 2 ** 63 - 1
 #: Upper estimate of the memory one comparison group costs a chapter: the returns, cards and
 #: failure codes of every arm it keeps at once, plus the per-group bootstrap features (the
 #: measured peak-memory growth of chapter 02's five-arm audit is about 1.8 KiB per group).
-#: Chapter 03's noise audit costs more per group: see `oscc_core.noise.group_bytes`.
+#: Chapter 03's noise audit costs more per group: see `oscc_core.chapters.gradient_noise.parameters.group_bytes`.
 GROUP_BYTES = 4096
 NAMED_POLICIES = ("uniform", "cfr_plus")
 

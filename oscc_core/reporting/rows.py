@@ -17,6 +17,7 @@ from oscc_core.reporting import claims
 from oscc_core.reporting.results import residual_text
 
 NO_PAPER = "no paper value"     # verdict of a row the paper gives no number for
+NOT_COMPARED = "not compared"   # verdict of a row whose paper value we do not compare, with the reason
 
 
 def parse_fraction(value) -> tuple[int, int]:
@@ -42,6 +43,7 @@ class Row(Mapping):
     interval: tuple | None = None
     exact: object = None
     paper_interval: tuple | None = None
+    reason: str | None = None
 
     # --- constructors, one per kind of comparison ------------------------------------
     @classmethod
@@ -87,6 +89,53 @@ class Row(Mapping):
                    claims.REPRODUCED if ok else claims.NOT_REPRODUCED)
 
     @classmethod
+    def any_of(cls, quantity: str, claim_id: str, estimates: list, direction_holds: bool) -> "Row":
+        """A paper value against several estimates, when the paper does not say which one it is.
+
+        Reproduced when the paper's value lies in the 95% interval of at least
+        one estimate; partly when `direction_holds` (the paper's direction holds
+        for every estimate); shown as the range of our values and intervals.
+        """
+        paper = float(claims.claim(claim_id))
+        inside = any(e.low <= paper <= e.high for e in estimates)
+        verdict = claims.REPRODUCED if inside else (claims.PARTLY if direction_holds else claims.NOT_REPRODUCED)
+        return cls(quantity, paper, f"{min(e.value for e in estimates):.4f} to {max(e.value for e in estimates):.4f}",
+                   verdict, claim_id, (min(e.low for e in estimates), max(e.high for e in estimates)),
+                   f"{min(e.exact for e in estimates):.4f} to {max(e.exact for e in estimates):.4f}")
+
+    @classmethod
+    def same_text(cls, quantity: str, paper: str, ours: str, source: str, exact=None) -> "Row":
+        """A value the paper prints as text (an arm's name) without a claim id: reproduced when ours is the same.
+
+        `source` names where the paper prints it (table and column); it stands in the claim-id column.
+        """
+        return cls(quantity, paper, ours, claims.REPRODUCED if ours == paper else claims.NOT_REPRODUCED, source,
+                   exact=exact)
+
+    @classmethod
+    def covers(cls, quantity: str, paper_text: str, est, target: float = 0.0) -> "Row":
+        """A quantity whose expectation is `target` (the paper states it as an identity): reproduced when
+        the estimate's 95% interval covers `target`."""
+        ok = est.low <= target <= est.high
+        return cls(quantity, paper_text, est.value, claims.REPRODUCED if ok else claims.NOT_REPRODUCED,
+                   interval=(est.low, est.high), exact=target)
+
+    @classmethod
+    def quantile_pair(cls, quantity: str, claim_id: str, low: float, high: float, straddles: float = 1.0) -> "Row":
+        """A pair of quantiles (low, high) against the paper's pair: reproduced when both lie within 5% of the
+        paper's, partly when ours straddle `straddles` as the paper's do."""
+        p_lo, p_hi = (float(x) for x in claims.claim(claim_id))
+        close = abs(low - p_lo) <= 0.05 * abs(p_lo) and abs(high - p_hi) <= 0.05 * abs(p_hi)
+        straddle = low <= straddles <= high
+        verdict = claims.REPRODUCED if close else (claims.PARTLY if straddle else claims.NOT_REPRODUCED)
+        return cls(quantity, f"[{p_lo:g}, {p_hi:g}]", f"[{low:.4f}, {high:.4f}]", verdict, claim_id)
+
+    @classmethod
+    def not_compared(cls, quantity: str, claim_id: str, reason: str) -> "Row":
+        """A paper value we do not compare, with the one-sentence reason."""
+        return cls(quantity, claims.claim(claim_id), "—", NOT_COMPARED, claim_id, reason=reason)
+
+    @classmethod
     def count(cls, quantity: str, claim_id: str, ours: int, exact: int | None = None) -> "Row":
         """An exact count: reproduced when it equals the paper's count."""
         paper = claims.claim(claim_id)
@@ -124,6 +173,8 @@ class Row(Mapping):
                "exact": self.exact, "verdict": self.verdict, "claim id": self.claim_id}
         if self.paper_interval is not None:
             out["paper 95% interval"] = self.paper_interval
+        if self.reason is not None:
+            out["reason"] = self.reason
         return out
 
     def __getitem__(self, key):

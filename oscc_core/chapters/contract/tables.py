@@ -1,0 +1,60 @@
+"""The chapter's data tables (pandas), built from the audits' result dicts for the notebook to show.
+
+Values keep their units: counts of states, groups and lanes; shifts in chips;
+variance changes in percent; rates as fractions of groups.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from oscc_core.chapters.contract.observation import ObservationAudit
+from oscc_core.reporting import claims
+
+
+def observation_frame(obs: ObservationAudit, obs_leak: ObservationAudit, key_leak: ObservationAudit) -> pd.DataFrame:
+    """The observation audit of the real engine beside its two injected leaks, one column each."""
+    return pd.DataFrame({"real engine": obs.as_dict(), "opponent card in observation": obs_leak.as_dict(),
+                         "opponent card in policy key": key_leak.as_dict()}).drop(["game"])
+
+
+def per_seed_table(*results: dict) -> pd.DataFrame:
+    """The per-seed implementation checks of each arm, indexed by (arm, seed)."""
+    frame = pd.DataFrame([{**{k: v for k, v in r.items() if k != "failures"}, "arm": res["arm"]}
+                          for res in results for r in res["per_seed"]])
+    return frame.set_index(["arm", "seed"])
+
+
+def controls_table(controls: dict) -> pd.DataFrame:
+    """One row per controlled violation: its code, the certificate's decision and the measured side effects."""
+    return pd.DataFrame([{"control": n, "condition": c["condition"], "caught as": c["expected_code"],
+                          "affected": f"{c['affected_groups']}/{c['groups']}", "flagged": c["flagged"],
+                          "decision": c["decision"], "rejected": f"{c['rejected']}/{c['groups']}",
+                          "marginal shift": f"{c['marginal_shift']:+.4f} ± {c['marginal_shift_se']:.4f}",
+                          "replay failure": round(c["replay_failure_rate"], 4),
+                          "variance change vs independent (%)":
+                              f"{c['variance_change_pct']:+.1f} ± {c['variance_change_pct_se']:.1f}",
+                          "variance change vs clean full (%)": round(c["variance_change_vs_clean_pct"], 1)}
+                         for n, c in controls.items()])
+
+
+def admissible_table(admissible: dict) -> pd.DataFrame:
+    """One row per admissible arm: the certificate's decision, replay failures and the largest C1 z-score."""
+    return pd.DataFrame([{"arm": a, "groups": r["groups"], "decision": r["decision"], "rejected": r["rejected"],
+                          "flagged": r["flagged"], "replay failure": r["replay_failure_rate"],
+                          "max |z| of branch means (C1)": round(r["max_abs_z"], 2)} for a, r in admissible.items()])
+
+
+def ledger_table(ledger: list[dict]) -> pd.DataFrame:
+    """The failure ledger, one row per code (the per-code failure counts left out)."""
+    return pd.DataFrame([{k: v for k, v in r.items() if k != "failures"} for r in ledger])
+
+
+def verdict_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """How many comparison rows carry each verdict."""
+    return verdicts["verdict"].value_counts().rename_axis("verdict").reset_index()
+
+
+def verdict_glue(verdicts: pd.DataFrame) -> dict:
+    """n_<verdict> -> how many comparison rows carry that verdict (every verdict, zeros too)."""
+    counts = verdicts["verdict"].value_counts()
+    return {f"n_{v.replace(' ', '_')}": int(counts.get(v, 0)) for v in claims.VERDICTS}

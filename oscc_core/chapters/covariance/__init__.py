@@ -1,0 +1,10 @@
+"""Chapter 02, return-contrast covariance: paired audits of the five coupling arms at one Leduc root.
+
+The package computes what ``notebooks/02_covariance.ipynb`` reports: the
+contrast variance Var(R_1 - R_2) of every coupling arm with its paired
+root-bootstrap interval and exact value, the marginal-equivalence test, the
+variance identity, the 2x2 coupling ablation, the seed, stratum and budget
+tables, and the exact constructions that measure how the reduction moves with
+the continuation policy.  Units: returns and means in chips, variances and
+covariances in chips^2, ratios unitless, reductions in percent.
+"""

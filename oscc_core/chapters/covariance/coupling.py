@@ -1,0 +1,87 @@
+"""Coupling factors: the 2x2 ablation (root reuse x continuation coupling) and the stream ledger.
+
+`coupling_rows` compares every arm's contrast variance and check-bet
+covariance (chips^2) with tab:app-p1-coupling-factors and
+tab:app-p1-ablations; `coupling_steps` gives the variance each factor removes
+alone (chips^2); `ledger_frame` counts the stream keys and uniforms each arm
+consumes.
+"""
+from __future__ import annotations
+
+from itertools import pairwise
+
+from oscc_core.chapters.covariance.pair_rows import PAPER_ARM_VARIANCE, row
+from oscc_core.chapters.covariance.paired_audit import PairedAudit
+from oscc_core.engine.arms import ARMS, PAPER_ARMS
+from oscc_core.reporting import claims
+from oscc_core.reporting.rows import Row
+
+#: Per arm, the paper's (contrast variance, covariance) claim ids; the namespace ablation has no covariance.
+COUPLING_CLAIMS = {
+    "independent": ("ablations.ind.variance", "coupling_factors.ind.covariance"),
+    "root_only": ("ablations.root_only.variance", "coupling_factors.root_only.covariance"),
+    "continuation_only": ("ablations.continuation.variance", "coupling_factors.stream_only.covariance"),
+    "full": ("ablations.cp_grpo_full.variance", "coupling_factors.cp_grpo.covariance"),
+    "policy_namespace": ("ablations.policy_namespace.variance", None),
+}
+#: The paper's name of each paper arm in its coupling-factor table.
+PAPER_ARM_NAMES = {"independent": "ind", "root_only": "root_only", "continuation_only": "stream_only",
+                   "full": "cp_grpo"}
+#: The arm each single factor is measured on: (arm, glue key of the variance it removes).
+FACTOR_STEPS = (("root_only", "root_step"), ("continuation_only", "cont_step"))
+
+
+def coupling_rows(audit: PairedAudit) -> list[Row]:
+    """tab:app-p1-coupling-factors and tab:app-p1-ablations: contrast variance and covariance per arm.
+
+    Direction: the paper's ordering independent > root_only > continuation_only > full
+    of contrast variance (and the reverse for covariance); for the policy-namespace
+    ablation, that its interval contains the independent arm's exact value.
+    """
+    v = {a: audit.contrast_var(a) for a in ARMS}
+    order_ok = all(v[x].value > v[y].value for x, y in pairwise(PAPER_ARMS))
+    rows = []
+    for arm in ARMS:
+        var_id, cov_id = COUPLING_CLAIMS[arm]
+        if arm == "policy_namespace":
+            d = v[arm].low <= v["independent"].exact <= v[arm].high
+        else:
+            d = order_ok
+        rows.append(row(f"{arm}: contrast variance", var_id, v[arm], d))
+        cov = audit.covariance(arm)
+        rows.append(row(f"{arm}: covariance", cov_id, cov, d if cov_id else None))
+    return rows
+
+
+def coupling_steps(audit: PairedAudit) -> dict[str, float]:
+    """Contrast variance each factor removes alone (independent minus the one-factor arm), chips^2.
+
+    Keys: ``root_step`` and ``cont_step`` (ours), with ``_exact`` (enumeration) and ``paper_`` (the paper's).
+    """
+    ind = audit.contrast_var("independent")
+    paper_ind = claims.claim(PAPER_ARM_VARIANCE["independent"])
+    out = {}
+    for arm, key in FACTOR_STEPS:
+        v = audit.contrast_var(arm)
+        out[key] = ind.value - v.value
+        out[f"{key}_exact"] = ind.exact - v.exact
+        out[f"paper_{key}"] = paper_ind - claims.claim(PAPER_ARM_VARIANCE[arm])
+    return out
+
+
+def ledger_frame(audit: PairedAudit):
+    """Logical keys and physical draws per arm, beside the paper's logical keys and calls."""
+    import pandas as pd
+
+    out = []
+    for arm, c in audit.collections.items():
+        rec = {"arm": arm, "groups": f"{audit.groups:,}"}
+        for cat in ("root", "hidden", "chance", "policy"):
+            rec[f"keys: {cat}"] = f"{c.logical_keys[cat]:,}"
+        for cat in ("hidden", "chance", "policy"):
+            rec[f"draws: {cat}"] = f"{c.physical_draws[cat]:,}"
+        p = PAPER_ARM_NAMES.get(arm)
+        rec["paper keys"] = f"{claims.claim(f'coupling_factors.{p}.logical_keys'):,}" if p else "—"
+        rec["paper calls"] = f"{claims.claim(f'coupling_factors.{p}.calls'):,}" if p else "—"
+        out.append(rec)
+    return pd.DataFrame(out)

@@ -1,0 +1,41 @@
+"""Marginal equivalence: each branch mean of the full arm minus the independent arm, by two one-sided tests.
+
+`equivalence_rows` gives tab:marginal-equivalence as comparison rows and as
+decision records (difference, 90% TOST interval, 95% interval, margin,
+decision); `equivalence_frame` renders the records.  Units: chips.
+"""
+from __future__ import annotations
+
+from oscc_core.chapters.covariance.pair_rows import PAPER_BRANCH, row
+from oscc_core.chapters.covariance.paired_audit import PairedAudit
+from oscc_core.method.stats import Estimate
+from oscc_core.reporting.rows import Row
+
+
+def equivalence_rows(audit: PairedAudit, margin: float) -> tuple[list[Row], list[dict]]:
+    """tab:marginal-equivalence: (comparison rows, decision records) for each branch of a two-action root."""
+    rows, records = [], []
+    for b, name in enumerate(audit.actions):
+        rec = audit.equivalence(b, margin)
+        records.append(rec)
+        word = PAPER_BRANCH.get(name)
+        est = Estimate(rec["difference"], rec["ci95_low"], rec["ci95_high"], rec["exact"], rec["se"])
+        if word is None or audit.actions != list(PAPER_BRANCH):
+            rows.append(row(f"{name}: mean difference full - independent", None, est))
+            continue
+        rows.append(row(f"{word} ({name}): mean difference full - independent",
+                        f"marginal_equivalence.{word}.mean_difference", est, rec["equivalent"],
+                        f"text_precision.{word}.bootstrap_interval"))
+    return rows, records
+
+
+def equivalence_frame(records: list[dict], digits: int = 4):
+    """The decision records as a text table (one row per branch)."""
+    import pandas as pd
+
+    return pd.DataFrame([{
+        "branch": r["branch"], "difference (chips)": f"{r['difference']:.{digits}f}",
+        "95% interval": f"[{r['ci95_low']:.{digits}f}, {r['ci95_high']:.{digits}f}]",
+        f"{r['tost_level']:.0%} interval (TOST)": f"[{r['tost_low']:.{digits}f}, {r['tost_high']:.{digits}f}]",
+        "exact": f"{r['exact']:.{digits}f}", "margin": f"{r['margin']:g}",
+        "decision": "equivalent" if r["equivalent"] else "not shown equivalent"} for r in records])

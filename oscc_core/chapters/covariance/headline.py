@@ -1,0 +1,78 @@
+"""The fixed-root audit's headline rows: pairs, contrast means, variances, SDs, ratio, reduction, covariance.
+
+Rows of tab:main, tab:main-uncertainty and the branch means of the paper's
+'Return-contrast precision' prose; `glue_values` gives the numbers the
+chapter's text quotes.  Units: means in chips, variances and covariances in
+chips^2, SDs in chips, the ratio unitless, the reduction in percent.
+"""
+from __future__ import annotations
+
+from oscc_core.chapters.covariance.pair_rows import PAPER_BRANCH, row
+from oscc_core.chapters.covariance.paired_audit import PairedAudit
+from oscc_core.reporting import claims
+from oscc_core.reporting.rows import Row
+
+
+def fixed_root_rows(audit: PairedAudit) -> list[Row]:
+    """tab:main, tab:main-uncertainty and the branch-mean prose of 'Return-contrast precision'."""
+    ind_v, full_v = audit.contrast_var("independent"), audit.contrast_var("full")
+    lower = full_v.value < ind_v.value
+    ind_m, full_m = audit.contrast_mean("independent"), audit.contrast_mean("full")
+    rows = [
+        Row.count("independent: pairs", "main.independent.pairs", audit.valid),
+        Row.count("full: pairs", "main.cp_grpo_paired.pairs", audit.valid),
+        Row.count("failed or filtered groups (all arms)", "text_precision.both_arms.failed_or_filtered_groups",
+                  audit.groups - audit.valid, 0),
+        row("independent: contrast mean", "main.independent.reported_mean", ind_m,
+            ind_m.value * claims.claim("main.independent.reported_mean") > 0),
+        row("full: contrast mean", "main.cp_grpo_paired.reported_mean", full_m,
+            full_m.value * claims.claim("main.cp_grpo_paired.reported_mean") > 0),
+        row("independent: contrast variance", "main.independent.variance", ind_v, lower),
+        row("full: contrast variance", "main.cp_grpo_paired.variance", full_v, lower,
+            "main_uncertainty.contrast_variance.interval"),
+        row("independent: contrast SD", "main.independent.sd", audit.contrast_sd("independent"), lower),
+        row("full: contrast SD", "main.cp_grpo_paired.sd", audit.contrast_sd("full"), lower),
+        row("variance ratio full / independent", "main_uncertainty.variance_ratio.cp_grpo_paired",
+            audit.ratio(), audit.ratio().value < 1, "main_uncertainty.variance_ratio.interval"),
+        row("variance reduction (%)", "main.caption.variance_reduction", audit.reduction(),
+            audit.reduction().value > 0),
+    ]
+    ind_c, full_c = audit.covariance("independent"), audit.covariance("full")
+    rows += [
+        row("independent: check-bet covariance", "main_uncertainty.check_bet_covariance.independent", ind_c,
+            full_c.value > ind_c.value),
+        row("full: check-bet covariance", "main_uncertainty.check_bet_covariance.cp_grpo_paired", full_c,
+            full_c.value > ind_c.value, "main_uncertainty.check_bet_covariance.interval"),
+    ]
+    if audit.actions == list(PAPER_BRANCH):
+        rows += branch_mean_rows(audit)
+    return rows
+
+
+def branch_mean_rows(audit: PairedAudit) -> list[Row]:
+    """Each branch mean of the full and independent arms against the paper's prose (sign as direction)."""
+    rows = []
+    for arm, label in (("full", "cp_grpo"), ("independent", "independent")):
+        for b, word in ((0, "check"), (1, "bet")):
+            est = audit.branch_mean(arm, b)
+            cid = f"text_precision.{label}.{word}_mean"
+            rows.append(row(f"{arm}: branch mean, {word} ({audit.actions[b]})", cid, est,
+                            est.value * claims.claim(cid) > 0))
+    return rows
+
+
+def glue_values(audit: PairedAudit, n_groups: int) -> dict:
+    """The numbers the fixed-root section's text quotes, by glue name."""
+    ind, full = audit.contrast_var("independent"), audit.contrast_var("full")
+    ratio, reduction = audit.ratio(), audit.reduction()
+    ind_mean = audit.contrast_mean("independent")
+    return {
+        "n_groups": f"{n_groups:,}", "contrast": " minus ".join(audit.pair_names),
+        "ind_var": ind.value, "ind_exact": ind.exact, "full_var": full.value, "full_exact": full.exact,
+        "full_low": full.low, "full_high": full.high, "ratio": ratio.value, "ratio_exact": ratio.exact,
+        "reduction": reduction.value, "reduction_low": reduction.low, "reduction_high": reduction.high,
+        "reduction_exact": reduction.exact, "full_cov": audit.covariance("full").value,
+        "full_cov_exact": audit.covariance("full").exact, "ind_cov": audit.covariance("independent").value,
+        "ind_cov_exact": audit.covariance("independent").exact,
+        "mean_exact": ind_mean.exact, "mean_z": (ind_mean.value - ind_mean.exact) / ind_mean.se,
+    }

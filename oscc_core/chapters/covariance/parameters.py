@@ -1,0 +1,81 @@
+"""The chapter's notebook parameters: declared names, their checks, and the record the results file keeps.
+
+`validate` reads exactly the declared names from the notebook's namespace,
+checks each one (a bad value raises `ParameterError` naming it, before any
+computation or file write) and returns the checked values.  Sizes are counts
+of comparison groups, the margin is in chips.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from oscc_core.chapters.covariance.strata import ACTION_ROOTS, ROUND_ROOTS
+from oscc_core.games import LEDUC
+from oscc_core.reporting import params
+from oscc_core.reporting.params import ParameterError
+
+#: The notebook's parameters, in the order of its parameters cell.
+DECLARED = ("n_groups", "seed", "root", "continuation", "cfr_iterations", "device", "output_dir", "n_bootstrap",
+            "equivalence_margin", "seeds", "seed_groups", "budgets", "budget_groups")
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """Checked parameters; `policy` is the resolved continuation, `continuation` its manifest record."""
+
+    n_groups: int
+    seed: int
+    root: str
+    continuation: object           # "uniform", "cfr_plus" or {"source": "file", "sha256": ...}
+    policy: object                 # "uniform" or a tabular policy dict
+    cfr_iterations: int
+    device: str                    # as given ("auto", "cpu", "cuda", "cuda:N")
+    torch_device: object           # the resolved torch.device
+    output_dir: Path
+    n_bootstrap: int
+    equivalence_margin: float      # chips
+    seeds: list
+    seed_groups: int
+    budgets: list
+    budget_groups: int
+    game: str = LEDUC
+
+    @property
+    def record(self) -> dict:
+        """The parameters as the results file's manifest records them."""
+        return {"n_groups": self.n_groups, "seed": self.seed, "root": self.root, "continuation": self.continuation,
+                "cfr_iterations": self.cfr_iterations, "n_bootstrap": self.n_bootstrap,
+                "equivalence_margin": self.equivalence_margin, "seeds": self.seeds, "seed_groups": self.seed_groups,
+                "budgets": self.budgets, "budget_groups": self.budget_groups, "game": self.game}
+
+
+def validate(namespace: Mapping) -> Parameters:
+    """Check every declared parameter in `namespace` (the notebook's globals) and return the checked values."""
+    missing = [name for name in DECLARED if name not in namespace]
+    if missing:
+        raise ParameterError(f"the notebook must define the parameters {missing}.")
+    v = {name: namespace[name] for name in DECLARED}
+    checked = {
+        "n_groups": params.check_size("n_groups", v["n_groups"], 100),
+        "seed": params.check_int("seed", v["seed"], 0, 2**63 - 1),
+        "cfr_iterations": params.check_int("cfr_iterations", v["cfr_iterations"], 1, 100_000),
+        "n_bootstrap": params.check_int("n_bootstrap", v["n_bootstrap"], 10, 100_000),
+        "equivalence_margin": params.check_float("equivalence_margin", v["equivalence_margin"], 0.0, 13.0,
+                                                 open_low=True),
+        "seeds": params.check_seeds("seeds", v["seeds"]),
+        "seed_groups": params.check_size("seed_groups", v["seed_groups"], 100),
+        "budgets": [params.check_int("budgets", k, 1, 64) for k in params.check_ints("budgets", v["budgets"], 1)],
+        "budget_groups": params.check_size("budget_groups", v["budget_groups"], 100),
+        "device": v["device"],
+        "torch_device": params.check_device("device", v["device"]),
+        "output_dir": params.check_output_dir("output_dir", v["output_dir"]),
+    }
+    source = params.check_policy_source("continuation", v["continuation"])
+    policy = params.resolve_continuation("continuation", source, checked["cfr_iterations"])
+    root = params.check_root("root", v["root"], policy)
+    for stratum_root in {**ROUND_ROOTS, **ACTION_ROOTS}.values():
+        params.check_root("continuation (stratum root)", stratum_root, policy)
+    return Parameters(root=root, policy=policy, continuation=params.policy_source_record(v["continuation"]),
+                      **checked)

@@ -1,0 +1,100 @@
+"""The numbers the chapter's text quotes, by glue name (each function returns name -> value; `glue_values`
+glues them).  Ratios are unitless, noise and update noise in chips^2 per logit^2."""
+from __future__ import annotations
+
+import numpy as np
+
+from oscc_core.chapters.gradient_noise.arms import ROW_ARMS, SELECT
+from oscc_core.chapters.gradient_noise.calibration import Selection
+from oscc_core.chapters.gradient_noise.constructions import gradient_raised
+from oscc_core.chapters.gradient_noise.frontier import FrontierArm
+from oscc_core.chapters.gradient_noise.geometry import Geometry
+from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
+from oscc_core.chapters.gradient_noise.updates import SettingGrid, UpdateSetting
+from oscc_core.engine.arms import PAPER_ARMS
+from oscc_core.reporting.results import glue
+
+
+def glue_values(values: dict) -> None:
+    """Glue every (name, value) without displaying it; floats are rounded by `reporting.results.glue`."""
+    for name, value in values.items():
+        glue(name, value, display=False)
+
+
+def geometry_values(geom: Geometry, floor: float, weights: str) -> dict:
+    return {"n_infos": len(geom.infos), "root_policy_label": geom.root_policy, "floored": geom.floored,
+            "root_policy_floor": f"{floor:g}", "noise_weights": weights}
+
+
+def selection_values(selection: Selection, calibration_groups: int, bound_factor: float) -> dict:
+    return {"n_cal": f"{calibration_groups:,}", "block_size": selection.block_size,
+            "pilot_blocks": selection.pilot_blocks, "bound_factor": bound_factor,
+            "n_comparisons": selection.n_comparisons, "delta": selection.delta,
+            "selection_text": ", ".join(f"{z}: {a}" for z, a in selection.by_stratum.items())}
+
+
+def setting_values(main: UpdateSetting, n_groups: int) -> dict:
+    """The noise-transfer setting and the groups per arm."""
+    return {"main_lag": main.lag, "main_epochs": main.epochs, "main_lr": main.learning_rate,
+            "main_eps": main.epsilon, "n_groups": f"{n_groups:,}"}
+
+
+def transfer_values(audit: NoiseAudit, grid: SettingGrid) -> dict:
+    """Every arm's three ratios with intervals and clip fraction, and the independent arm's noise levels."""
+    main, free = grid.main, grid.main_free
+    out = {}
+    for a in ROW_ARMS:
+        for q in ("return", "gradient", "update"):
+            r = audit.ratio(q, a, main.name)
+            out.update({f"{a}_{q}": r.value, f"{a}_{q}_low": r.low, f"{a}_{q}_high": r.high})
+            if r.exact is not None:
+                out[f"{a}_{q}_exact"] = r.exact
+        out[f"{a}_clip"] = float(audit.clip_fraction(a, main.name)[0])
+    per_info = np.stack([audit.geom.exact_noise(a, per_info=True) for a in PAPER_ARMS])
+    out.update({
+        "full_update_free": audit.ratio("update", "full", free.name).value,
+        "ind_noise": float(audit.noise("independent")[0]),
+        "ind_noise_exact": audit.exact_noise("independent"),
+        "ind_update": float(audit.update_noise("independent", main.name)[0]),
+        "ind_update_free": float(audit.update_noise("independent", free.name)[0]),
+        "full_best_states": int((per_info.argmin(0) == PAPER_ARMS.index("full")).sum()),
+    })
+    return out
+
+
+def clipping_values(audit: NoiseAudit, grid: SettingGrid) -> dict:
+    """The control's update noise against the projected trace, the stress with and without clipping, raw
+    displacement variances (x 1e3) at the smallest and largest learning rate."""
+    u_control = float(audit.update_noise("full", grid.control.name)[0])
+    lr = grid.learning_rate
+    raw = {s.name: (s.learning_rate * s.epochs) ** 2 * float(audit.update_noise("full", s.name)[0]) for s in lr}
+    return {"u_control": u_control, "n_control_check": abs(u_control - float(audit.noise("full")[0])),
+            "u_stress": float(audit.update_noise("full", grid.stress.name)[0]),
+            "u_stress_free": float(audit.update_noise("full", grid.stress_free.name)[0]),
+            "clip_stress": float(audit.clip_fraction("full", grid.stress.name)[0]),
+            "raw_lr_low": 1e3 * raw[lr[0].name], "raw_lr_high": 1e3 * raw[lr[-1].name],
+            "lr_low": lr[0].learning_rate, "lr_high": lr[-1].learning_rate}
+
+
+def frontier_values(front: dict[str, FrontierArm]) -> dict:
+    """Exact batch-mean noise at equal draws relative to independent, groups and per-group noise."""
+    eff = {a: f.noise.exact * f.draws_per_group for a, f in front.items()}
+    return {"eff_full": eff["full"] / eff["independent"], "eff_select": eff[SELECT] / eff["independent"],
+            "groups_ind": f"{front['independent'].groups:,}", "groups_full": f"{front['full'].groups:,}",
+            "fr_noise_ind": front["independent"].noise.value, "fr_noise_select": front[SELECT].noise.value}
+
+
+def screen_values(summary: dict, groups: int, learning_rate: float) -> dict:
+    return {"screen_groups": groups, "screen_lr": learning_rate,
+            "screen_clip_fraction": summary["clipped_terms"] / summary["terms"],
+            "screen_full": summary["full"]["delta_p_mean"], "screen_ind": summary["independent"]["delta_p_mean"]}
+
+
+def grid_values(grid) -> dict:
+    """The construction with the lowest full-arm gradient ratio, and the cells where rho_G exceeds rho_R."""
+    best = grid["ρ_G CP-GRPO full"].idxmin()
+    raised = gradient_raised(grid)
+    return {"n_raised": len(raised), "n_cells": 3 * len(grid),
+            "raised_text": "; ".join(f"{a} under {c}" for c, a in raised) or "none",
+            "best_construction": best, "best_rho_r": float(grid.loc[best, "ρ_R CP-GRPO full"]),
+            "best_rho_g": float(grid.loc[best, "ρ_G CP-GRPO full"])}

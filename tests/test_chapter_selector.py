@@ -1,0 +1,213 @@
+"""The selector chapter package (`oscc_core.chapters.selector`), piece by piece, against independent values:
+closed forms, an OpenSpiel enumeration (tests/test_arm_moments_openspiel.py) and constructed score samples."""
+from __future__ import annotations
+
+import ast
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from oscc_core.chapters.selector import parameters
+from oscc_core.chapters.selector.calibration import calibrate, label, natural_bound, sufficient_groups
+from oscc_core.chapters.selector.exact_root import exact_root
+from oscc_core.chapters.selector.pools import Pool, estimated_noise, pool_size_for
+from oscc_core.chapters.selector.root_policy import resolve_root_policy
+from oscc_core.chapters.selector.scan import policy_scan, simplex_grid
+from oscc_core.chapters.selector.sweep import clopper_pearson_upper, sweep
+from oscc_core.reporting.params import ParameterError
+
+ARMS = ("independent", "root_only", "continuation_only", "full")
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "04_selector.ipynb"
+
+
+@pytest.fixture(scope="module")
+def binary():
+    """The two-action root (player 0's first decision) under a uniform continuation."""
+    return exact_root("", "uniform")
+
+
+@pytest.fixture(scope="module")
+def three():
+    """The three-action root '2' (player 1 facing a raise) under a uniform continuation."""
+    return exact_root("2", "uniform")
+
+
+def _policy(root: str, probs, floor: float = 1e-6):
+    return resolve_root_policy("root_policy", list(probs), root, "uniform", 10, floor=floor)
+
+
+def _synthetic_pool(exact, returns: dict, info_of_group: np.ndarray) -> Pool:
+    """A pool whose group g sits at information state exact.infos[info_of_group[g]], with the given returns."""
+    own = np.array([exact.infos[k].own_card for k in info_of_group])
+    public = np.array([exact.infos[k].public_card for k in info_of_group])
+    n = len(info_of_group)
+    return Pool(exact.root, "semantic", "calibration", returns, {a: np.ones(n, dtype=np.int64) for a in returns},
+                own, public, np.ones(n, dtype=bool), {})
+
+
+# --- root policy --------------------------------------------------------------------------------
+
+def test_g1_norm2_is_two_p1_squared_p2_squared_at_a_two_action_root():
+    # G = diag(p) - p p^T has first column (p1 p2, -p1 p2)
+    assert _policy("", [0.3, 0.7]).g1_norm2() == pytest.approx(2 * (0.3 * 0.7) ** 2, rel=1e-12)
+
+
+def test_cfr_root_policy_is_floored_at_the_given_floor():
+    loose = resolve_root_policy("root_policy", "cfr_plus", "2", "uniform", 50, floor=1e-2)
+    assert loose.floored > 0
+    assert min(min(p) for p in loose.probs.values()) >= 1e-2 / (1 + 3 * 1e-2) - 1e-15
+    assert all(abs(sum(p) - 1) < 1e-12 for p in loose.probs.values())
+
+
+# --- exact objectives ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("arm", ARMS)
+def test_exact_stratum_noise_at_a_two_action_root_is_g1_norm2_times_the_enumerated_contrast_variance(binary, arm):
+    from test_arm_moments_openspiel import enumerated_moments, root_law
+
+    p1, p2 = 0.3, 0.7
+    policy = _policy("", [p1, p2])
+    own_weight = defaultdict(float)
+    for (own, _), w in root_law("")[2].items():
+        own_weight[own] += w
+    for z, cards in (("J", (0, 1)), ("Q", (2, 3)), ("K", (4, 5))):
+        covs = {c: enumerated_moments("", arm, own_card=c)[1] for c in cards}
+        contrast = {c: cov[0, 0] + cov[1, 1] - 2 * cov[0, 1] for c, cov in covs.items()}
+        expected = 2 * (p1 * p2) ** 2 * sum(own_weight[c] * contrast[c] for c in cards) / sum(
+            own_weight[c] for c in cards)
+        assert binary.noise(arm, policy, z) == pytest.approx(expected, rel=1e-9)
+
+
+def test_natural_bound_at_a_uniform_three_action_root_is_one_ninth_times_three_times_thirteen_squared(three):
+    # G = I/3 - 11^T/9 has eigenvalues 1/3, 1/3, 0: ||G||_2^2 = 1/9; |R| <= 13 on each of 3 branches
+    assert natural_bound(three, _policy("2", [1 / 3] * 3)) == pytest.approx(3 * 169 / 9, rel=1e-12)
+
+
+# --- the root-policy scan ---------------------------------------------------------------------------
+
+def test_simplex_grid_holds_the_interior_points_of_the_step_lattice():
+    grid = simplex_grid(0.1)
+    assert len(grid) == 36                       # (k - 1)(k - 2) / 2 for k = 10
+    assert all(abs(sum(p) - 1) < 1e-12 and min(p) >= 0.1 - 1e-12 for p in grid)
+
+
+def test_policy_scan_argmin_follows_the_sign_of_the_call_raise_gradient_product(three):
+    # Fold's return is constant, so N(arm) = const + 2 <g_C, g_R> E_I Cov(R_C, R_R | I); the conditional covariance
+    # is 0 for independent and largest for full, so a positive product picks independent and a negative one full.
+    scan = policy_scan(three, 0.1)
+    for _, row in scan.iterrows():
+        f, c, r = row["pi(Fold)"], row["pi(Call)"], row["pi(Raise)"]
+        product = c * r * (f * f + c * c + r * r - c - r)
+        assert row["<g_Call, g_Raise>"] == pytest.approx(product, abs=1e-14)
+        if abs(product) > 1e-12:
+            assert row["noise argmin"] == ("independent" if product > 0 else "full")
+    assert set(scan["contrast-variance argmin"]) == {"full"}
+    row = scan[(scan["pi(Fold)"].round(9) == 0.8) & (scan["pi(Call)"].round(9) == 0.1)].iloc[0]
+    assert row["noise argmin"] == "independent" and bool(row["differ"])
+
+
+# --- estimated noise, scores and the certificate ----------------------------------------------------
+
+@pytest.mark.parametrize("weights", ["empirical", "root_law"])
+def test_estimated_noise_weights_information_states_as_asked(binary, weights):
+    rng = np.random.default_rng(0)
+    counts = {0: 30, 3: 90}                       # two information states, unequal sample sizes
+    info = np.concatenate([np.full(n, k) for k, n in counts.items()])
+    rets = rng.normal(size=(len(info), 2)) * np.where(info == 0, 1.0, 3.0)[:, None]
+    pool = _synthetic_pool(binary, {a: rets for a in ARMS}, info)
+    policy = _policy("", [0.5, 0.5])
+    per_info = {k: 0.125 * np.var(rets[info == k, 0] - rets[info == k, 1], ddof=1) for k in counts}  # ||g1||^2 = 1/8
+    omega = counts if weights == "empirical" else {k: binary.infos[k].weight for k in counts}
+    expected = sum(omega[k] * per_info[k] for k in counts) / sum(omega.values())
+    assert estimated_noise(pool, binary, policy, "full", weights=weights) == pytest.approx(expected, rel=1e-12)
+
+
+def test_estimated_noise_refuses_an_unknown_weighting(binary):
+    pool = _synthetic_pool(binary, {a: np.zeros((4, 2)) for a in ARMS}, np.array([0, 0, 1, 1]))
+    with pytest.raises(ValueError, match="weights"):
+        estimated_noise(pool, binary, _policy("", [0.5, 0.5]), "full", weights="uniform")
+
+
+def test_certificate_of_a_stratum_is_the_clipped_block_mean_minus_the_hoeffding_radius(binary):
+    rng = np.random.default_rng(1)
+    n, block, bound, delta = 64, 8, 1.5, 0.05
+    info = np.repeat(np.arange(6), n)                                   # n groups in each of J, J, Q, Q, K, K
+    rets = {a: rng.normal(scale=2.0 if a == "independent" else 1.0, size=(len(info), 2)) for a in ARMS}
+    pool = _synthetic_pool(binary, rets, info)
+    cal = calibrate(pool, binary, _policy("", [0.5, 0.5]), n, block, bound, delta, noise_weights="empirical")
+    radius = bound * math.sqrt(2 * math.log(2 * 9 / delta) / (n // block))       # M = 3 candidates x 3 strata
+    for z, first in (("J", 0), ("Q", 2 * n), ("K", 4 * n)):
+        groups = np.arange(first, first + n)                            # the stratum's first n groups, in id order
+        d = {a: rets[a][groups, 0] - rets[a][groups, 1] for a in ARMS}
+        for c in cal.certificates[z]:
+            scores = (d["independent"] ** 2 - d[c.arm] ** 2) / 8        # ||G R||^2 = (R_1 - R_2)^2 / 8 at p = (1/2, 1/2)
+            blocks = scores.reshape(-1, block).mean(1)
+            assert c.lower_bound == pytest.approx(np.clip(blocks, -bound, bound).mean() - radius, rel=1e-12)
+            assert c.certified == (c.lower_bound > 0)
+
+
+def test_sweep_certifies_a_constant_large_gain_at_every_size(binary):
+    n_per_info, block, bound, delta = 1024, 8, 1.0, 0.05
+    info = np.repeat(np.arange(6), n_per_info)
+    ones = np.tile([[4.0, 0.0]], (len(info), 1))                        # independent: R_1 - R_2 = 4, score 2 > B = 1
+    rets = {"independent": ones, "root_only": ones, "continuation_only": ones, "full": np.zeros_like(ones)}
+    pool = _synthetic_pool(binary, rets, info)
+    rows = sweep(pool, binary, _policy("", [0.5, 0.5]), [256, 512], 4, block, bound, delta)   # r_n < B = 1
+    for row in rows:
+        assert row["radius r_n"] == pytest.approx(bound * math.sqrt(2 * math.log(18 / delta) / (row["groups per stratum"]
+                                                                                             // block)))
+        assert row["certification rate"] == 1.0 and row["modal selection"] == "full"
+
+
+# --- sizes and bounds ---------------------------------------------------------------------------------
+
+def test_sufficient_groups_is_block_times_eight_b_squared_log_two_m_over_delta_over_d_squared():
+    assert sufficient_groups(2.0, 9, 0.05, 0.5, 16) == pytest.approx(16 * 8 * 4 * math.log(360) / 0.25, rel=1e-14)
+    assert sufficient_groups(2.0, 9, 0.05, 0.0, 16) == math.inf
+
+
+def test_clopper_pearson_upper_with_no_event_is_one_minus_alpha_to_the_one_over_n():
+    assert clopper_pearson_upper(0, 300) == pytest.approx(1 - 0.05 ** (1 / 300), abs=1e-12)
+    assert clopper_pearson_upper(5, 5) == 1.0
+
+
+def test_pool_size_covers_the_rarest_stratum_of_the_root_law():
+    from test_arm_moments_openspiel import root_law
+
+    strata = defaultdict(float)
+    for (own, _), w in root_law("2")[2].items():
+        strata[own // 2] += w
+    need = 100 * 3 / min(strata.values())
+    assert pool_size_for("2", "uniform", 100, 3) == math.ceil(need * 1.08 + 10 * math.sqrt(need))
+
+
+def test_label_names_one_arm_or_each_stratum():
+    assert label({"J": "full", "Q": "full", "K": "full"}) == "full"
+    assert label({"J": "independent", "Q": "full"}) == "J: independent, Q: full"
+
+
+# --- parameters -------------------------------------------------------------------------------------------
+
+def _defaults() -> dict:
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    values = {node.target.id: ast.literal_eval(node.value) for node in ast.parse(cell.source).body}
+    return {**values, "continuation": "uniform", "output_dir": "."}
+
+
+def test_parameters_record_holds_every_notebook_parameter_but_the_device_and_output_dir():
+    p = parameters.validate(_defaults())
+    assert set(p.record) == set(parameters.NAMES) - {"device", "output_dir"} | {"game"}
+    assert p.record["root_policy_floor"] == 1e-6 and p.record["noise_weights"] == "empirical"
+    assert p.pi3.actions == ["Fold", "Call", "Raise"] and p.pi2.actions == ["Call", "Raise"]
+
+
+@pytest.mark.parametrize("name, value", [("noise_weights", "uniform"), ("root_policy_floor", 0.0),
+                                         ("root_policy_floor", 0.5)])
+def test_parameters_refuse_a_bad_value_naming_it(name, value):
+    with pytest.raises(ParameterError, match=name):
+        parameters.validate({**_defaults(), name: value})
