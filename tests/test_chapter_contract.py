@@ -154,7 +154,8 @@ def test_the_worst_condition_row_reports_the_smallest_rejected_fraction():
 
 def test_verdict_glue_counts_every_verdict_with_zeros():
     frame = pd.DataFrame({"verdict": ["reproduced", "reproduced", "partly", "no paper value"]})
-    assert tables.verdict_glue(frame) == {"n_reproduced": 2, "n_partly": 1, "n_not_reproduced": 0}
+    assert tables.verdict_glue(frame) == {"n_reproduced": 2, "n_partly": 1, "n_not_reproduced": 0,
+                                          "n_impossible_under_the_rules": 0, "n_not_compared": 0}
 
 
 def test_the_violations_figure_draws_one_bar_per_control_at_its_change():

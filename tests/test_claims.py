@@ -152,24 +152,44 @@ def test_verdict_relative_tolerance_uses_absolute_paper_value():
     assert C.verdict(-100.0, -104.0) == "reproduced"
 
 
-def test_verdict_partly_when_direction_agrees_but_size_does_not():
-    assert C.verdict(0.44, 0.70, direction_agrees=True) == "partly"
+def test_verdict_partly_when_a_declared_relation_holds_but_size_does_not():
+    # 0.70 is 59% above 0.44, outside the 5% band; the declared relation holds on ours.
+    assert C.verdict(0.44, 0.70, relation=C.Relation("ratio < 1", 0.70 < 1)) == "partly"
 
 
-def test_verdict_partly_with_interval_and_direction():
-    assert C.verdict(18.1, 25.0, low=24.0, high=26.0, direction_agrees=True) == "partly"
+def test_verdict_partly_with_interval_and_holding_relation():
+    # 18.1 lies outside [24, 26]; "full < independent" holds for ours (25 < 39.6).
+    rel = C.Relation("full < independent", 25.0 < 39.6)
+    assert C.verdict(18.1, 25.0, low=24.0, high=26.0, relation=rel) == "partly"
 
 
-def test_verdict_not_reproduced_when_direction_disagrees():
-    assert C.verdict(0.44, 1.3, direction_agrees=False) == "not reproduced"
+def test_verdict_not_reproduced_when_declared_relation_fails():
+    assert C.verdict(0.44, 1.3, relation=C.Relation("ratio < 1", 1.3 < 1)) == "not reproduced"
 
 
-def test_verdict_unassessed_direction_counts_as_disagreeing():
-    assert C.verdict(0.44, 1.3) == "not reproduced"
+def test_variance_missing_its_interval_without_relation_is_not_reproduced():
+    # The example: full contrast variance 32.55 [32.27, 32.84] against the paper's 18.1441.
+    assert C.verdict(18.1441, 32.55, low=32.27, high=32.84) == "not reproduced"
 
 
-def test_verdict_reproduced_ignores_direction_flag():
-    assert C.verdict(1.0, 1.01, direction_agrees=False) == "reproduced"
+def test_verdict_reproduced_whatever_the_relation():
+    assert C.verdict(1.0, 1.01, relation=C.Relation("ratio < 1", False)) == "reproduced"
+    assert C.verdict(41.1158, 39.64, low=39.29, high=41.2) == "reproduced"
+
+
+def test_verdict_refuses_a_bare_boolean_for_the_relation():
+    with pytest.raises(TypeError):
+        C.verdict(0.44, 0.70, relation=True)
+    with pytest.raises(TypeError):
+        C.verdict(0.44, 0.70, None, None, True)  # the relation is keyword-only
+
+
+def test_relation_needs_text_and_a_truth_value():
+    with pytest.raises(ValueError):
+        C.Relation("", True)
+    with pytest.raises(TypeError):
+        C.Relation("full < independent", None)
+    assert C.Relation("reduction > 0", 1).holds is True
 
 
 def test_verdict_nan_estimate_is_not_reproduced():
@@ -191,15 +211,17 @@ def test_verdict_needs_an_estimate_or_an_interval():
         C.verdict(1.0)
 
 
-def test_verdict_returns_one_of_three_labels():
+def test_verdict_returns_one_of_the_three_size_labels():
     labels = set()
     for paper in (-10.0, 0.0, 0.44, 100.0):
         for estimate in (-1e9, -10.5, -10.0, 0.0, 0.3, 0.44, 0.45, 95.0, 104.9, 106.0, 1e9, float("nan")):
-            for agrees in (None, False, True):
-                labels.add(C.verdict(paper, estimate, direction_agrees=agrees))
-                labels.add(C.verdict(paper, None, low=estimate - 1.0, high=estimate + 1.0, direction_agrees=agrees))
+            for rel in (None, C.Relation("r", False), C.Relation("r", True)):
+                labels.add(C.verdict(paper, estimate, relation=rel))
+                labels.add(C.verdict(paper, None, low=estimate - 1.0, high=estimate + 1.0, relation=rel))
     assert labels == {"reproduced", "partly", "not reproduced"}
-    assert set(C.VERDICTS) == labels
+    # The two verdicts not reached by sizes are given by the row type (reporting.rows), with a reason.
+    assert C.VERDICTS == ("reproduced", "partly", "not reproduced", "impossible under the rules", "not compared")
+    assert (C.IMPOSSIBLE, C.NOT_COMPARED) == C.VERDICTS[3:]
 
 
 def test_format_value_puts_thousands_separators_in_counts():

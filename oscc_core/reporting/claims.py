@@ -4,16 +4,26 @@ Paper values live in ``book/paper_claims.yaml`` (the project's own copy of the
 paper's numbers, one entry per place where a number is printed). Notebooks read
 them through :func:`claim` at run time and never type a paper number.
 
-Verdict rule (DESIGN.md section 1), implemented by :func:`verdict`:
+Verdict rule (DESIGN.md section 10), implemented by :func:`verdict`:
 
 * ``"reproduced"``: the paper's value lies in our 95% interval, or, where we
-  have no interval, our estimate is within 5% of the paper's value;
-* ``"partly"``: not reproduced in size, but the direction or ordering agrees;
+  have no interval, our estimate (an exact value included) is within 5% of the
+  paper's value;
+* ``"partly"``: not reproduced in size, but the row declares a qualitative
+  relation the paper states for this number (a :class:`Relation`, such as
+  ``full < independent`` or ``reduction > 0``) and the relation holds on our
+  numbers.  A row that declares no relation cannot be partly;
 * ``"not reproduced"``: otherwise.
+
+Two verdicts are not reached by comparing sizes, and each carries a reason
+(see `oscc_core.reporting.rows.Row`): ``"impossible under the rules"`` (the
+paper's value breaks a bound the game's rules impose; the row names the bound)
+and ``"not compared"``.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -23,7 +33,9 @@ import yaml
 REPRODUCED = "reproduced"
 PARTLY = "partly"
 NOT_REPRODUCED = "not reproduced"
-VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED)
+IMPOSSIBLE = "impossible under the rules"
+NOT_COMPARED = "not compared"
+VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED, IMPOSSIBLE, NOT_COMPARED)
 
 #: Relative tolerance used when no interval is available.
 RELATIVE_TOLERANCE = 0.05
@@ -76,6 +88,27 @@ def claim_entry(claim_id: str, path: str | Path | None = None) -> dict[str, Any]
     return dict(claims[claim_id])
 
 
+@dataclass(frozen=True)
+class Relation:
+    """A qualitative relation the paper states for a number, evaluated on our numbers.
+
+    ``text`` states the paper's claim in a few symbols ("full < independent",
+    "reduction > 0", "value <= bound", "independent > root_only > full");
+    ``holds`` says whether it holds on our numbers.  A row that declares a
+    holding relation and misses the paper's size is *partly*.
+    """
+
+    text: str
+    holds: bool
+
+    def __post_init__(self):
+        if not isinstance(self.text, str) or not self.text.strip():
+            raise ValueError("A relation needs its text, e.g. 'full < independent'.")
+        if self.holds is None:
+            raise TypeError(f"Relation {self.text!r}: holds must be true or false, not None.")
+        object.__setattr__(self, "holds", bool(self.holds))  # numpy booleans -> bool
+
+
 def _finite(x: Any, name: str) -> float:
     try:
         v = float(x)
@@ -89,7 +122,8 @@ def verdict(
     estimate: float | None = None,
     low: float | None = None,
     high: float | None = None,
-    direction_agrees: bool | None = None,
+    *,
+    relation: Relation | None = None,
 ) -> str:
     """Classify one reproduced quantity against the paper's value.
 
@@ -101,19 +135,21 @@ def verdict(
         Our point estimate (or exact value). Required when no interval is given.
     low, high:
         Our 95% interval. Give both or neither.
-    direction_agrees:
-        Whether the direction or ordering the paper claims (e.g. "coupled
-        variance below independent", "arm A ranks before arm B") holds in our
-        result. ``None`` means not assessed, which counts as not agreeing.
+    relation:
+        The qualitative relation the paper states for this number (a
+        :class:`Relation`: its text and whether it holds on our numbers), or
+        ``None`` when the row declares none; then the verdict cannot be partly.
 
     Returns
     -------
     str
         ``"reproduced"`` when ``low <= paper_value <= high`` or, without an
         interval, when ``|estimate - paper_value| <= 0.05 * |paper_value|``;
-        otherwise ``"partly"`` when ``direction_agrees`` is true; otherwise
+        otherwise ``"partly"`` when a declared ``relation`` holds; otherwise
         ``"not reproduced"``. A NaN estimate or bound never reproduces.
     """
+    if relation is not None and not isinstance(relation, Relation):
+        raise TypeError(f"relation must be a Relation(text, holds) or None, got {relation!r}.")
     p = _finite(paper_value, "paper_value")
     if (low is None) != (high is None):
         raise ValueError("Give both ends of the 95% interval (low and high) or neither.")
@@ -129,7 +165,7 @@ def verdict(
         ok = (not math.isnan(e)) and abs(e - p) <= RELATIVE_TOLERANCE * abs(p)
     if ok:
         return REPRODUCED
-    if direction_agrees:
+    if relation is not None and relation.holds:
         return PARTLY
     return NOT_REPRODUCED
 

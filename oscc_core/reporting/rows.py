@@ -6,18 +6,54 @@ named constructor that applies its rule (the verdict rule of
 bound for the numbers the paper prints as "< x").  A row reads like the
 dict the tables and results files were built from (`row["verdict"]`), in a
 fixed column order.
+
+The verdict rule of DESIGN.md section 10 lives here and in `claims.verdict`:
+
+* a row is *partly* only when it declares the relation it tests (a
+  `Relation`, e.g. ``Relation("full < independent", ours_full < ours_ind)``,
+  stating what the paper claims for the number) and the relation holds on our
+  numbers while the size does not; the relation's text is shown in the row;
+* *impossible under the rules* (`Row.impossible`): the paper's value breaks a
+  bound the game's rules impose, named in the row's reason;
+* *not compared* (`Row.not_compared`): with a one-sentence reason;
+* every row carries its relative deviation, ours / paper - 1, where both are
+  numbers and the paper's is not zero.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from numbers import Real
 
 from oscc_core.reporting import claims
+from oscc_core.reporting.claims import Relation
 from oscc_core.reporting.results import residual_text
 
-NO_PAPER = "no paper value"     # verdict of a row the paper gives no number for
-NOT_COMPARED = "not compared"   # verdict of a row whose paper value we do not compare, with the reason
+NO_PAPER = "no paper value"          # verdict of a row the paper gives no number for
+NOT_COMPARED = claims.NOT_COMPARED   # verdict of a row whose paper value we do not compare, with the reason
+IMPOSSIBLE = claims.IMPOSSIBLE       # verdict of a row whose paper value breaks a bound of the game's rules
+
+__all__ = ["IMPOSSIBLE", "NOT_COMPARED", "NO_PAPER", "Relation", "Row", "parse_fraction", "relative_deviation"]
+
+
+def relative_deviation(paper, ours) -> float | None:
+    """ours / paper - 1 when both are (finite) numbers and the paper's is not zero, else None."""
+    def number(x):
+        return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(float(x))
+    if not (number(paper) and number(ours)) or float(paper) == 0.0:
+        return None
+    return float(ours) / float(paper) - 1.0
+
+
+def _declared(relation: Relation | None) -> dict:
+    """The Row fields of a declared relation (its text and whether it holds); empty when none is declared."""
+    if relation is None:
+        return {}
+    if not isinstance(relation, Relation):
+        raise TypeError(f"relation must be a Relation(text, holds) or None, got {relation!r}.")
+    return {"relation": relation.text, "relation_holds": relation.holds}
 
 
 def parse_fraction(value) -> tuple[int, int]:
@@ -32,7 +68,11 @@ class Row(Mapping):
 
     Values are in the quantity's own units (chips, chips squared, a ratio or a
     count); `ours` and `paper` may also be text where the paper prints text
-    ("< 1e-12", "7/7").
+    ("< 1e-12", "7/7").  `relation` is the text of the relation the row
+    declares (None unless declared) and `relation_holds` whether it holds on
+    our numbers (kept on the row, not in its record); `relative_deviation`
+    (ours / paper - 1) is derived from `paper` and `ours`.  A partly row must declare a
+    relation; an impossible or not-compared row must give its reason.
     """
 
     quantity: str
@@ -44,22 +84,36 @@ class Row(Mapping):
     exact: object = None
     paper_interval: tuple | None = None
     reason: str | None = None
+    relation: str | None = None
+    relation_holds: bool | None = None
+    relative_deviation: float | None = field(init=False, default=None)
+
+    def __post_init__(self):
+        object.__setattr__(self, "relative_deviation", relative_deviation(self.paper, self.ours))
+        if self.verdict == claims.PARTLY and not (self.relation and self.relation_holds):
+            raise ValueError(f"{self.quantity!r}: a row is partly only when it declares a relation that holds.")
+        if self.verdict in (claims.IMPOSSIBLE, claims.NOT_COMPARED) and not (self.reason and self.reason.strip()):
+            raise ValueError(f"{self.quantity!r}: a row that is {self.verdict!r} needs its reason.")
 
     # --- constructors, one per kind of comparison ------------------------------------
     @classmethod
     def compare(cls, quantity: str, claim_id: str, ours: float, low: float | None = None,
-                high: float | None = None, direction_agrees: bool | None = None, exact: float | None = None) -> "Row":
-        """An estimate (or exact value) against the paper's number, by the verdict rule of `claims.verdict`."""
+                high: float | None = None, relation: Relation | None = None, exact: float | None = None) -> "Row":
+        """An estimate (or exact value) against the paper's number, by the verdict rule of `claims.verdict`.
+
+        `relation` is the qualitative relation the paper states for this number,
+        evaluated on our numbers; without one the row cannot be partly.
+        """
         paper = claims.claim(claim_id)
-        return cls(quantity, paper, ours, claims.verdict(paper, ours, low, high, direction_agrees), claim_id,
-                   None if low is None else (low, high), exact)
+        return cls(quantity, paper, ours, claims.verdict(paper, ours, low, high, relation=relation), claim_id,
+                   None if low is None else (low, high), exact, **_declared(relation))
 
     @classmethod
-    def estimate(cls, quantity: str, claim_id: str | None, est, direction: bool | None = None) -> "Row":
+    def estimate(cls, quantity: str, claim_id: str | None, est, relation: Relation | None = None) -> "Row":
         """A `method.stats.Estimate` against a claim; without a claim id, a row with no paper value."""
         if claim_id is None:
             return cls.no_paper(quantity, est.value, (est.low, est.high), est.exact)
-        return cls.compare(quantity, claim_id, est.value, est.low, est.high, direction, est.exact)
+        return cls.compare(quantity, claim_id, est.value, est.low, est.high, relation, est.exact)
 
     @classmethod
     def no_paper(cls, quantity: str, ours, interval: tuple | None = None, exact=None) -> "Row":
@@ -89,19 +143,21 @@ class Row(Mapping):
                    claims.REPRODUCED if ok else claims.NOT_REPRODUCED)
 
     @classmethod
-    def any_of(cls, quantity: str, claim_id: str, estimates: list, direction_holds: bool) -> "Row":
+    def any_of(cls, quantity: str, claim_id: str, estimates: list, relation: Relation | None = None) -> "Row":
         """A paper value against several estimates, when the paper does not say which one it is.
 
         Reproduced when the paper's value lies in the 95% interval of at least
-        one estimate; partly when `direction_holds` (the paper's direction holds
-        for every estimate); shown as the range of our values and intervals.
+        one estimate; partly when the declared `relation` holds (for every
+        estimate); shown as the range of our values and intervals.
         """
         paper = float(claims.claim(claim_id))
         inside = any(e.low <= paper <= e.high for e in estimates)
-        verdict = claims.REPRODUCED if inside else (claims.PARTLY if direction_holds else claims.NOT_REPRODUCED)
+        holds = relation is not None and relation.holds
+        verdict = claims.REPRODUCED if inside else (claims.PARTLY if holds else claims.NOT_REPRODUCED)
         return cls(quantity, paper, f"{min(e.value for e in estimates):.4f} to {max(e.value for e in estimates):.4f}",
                    verdict, claim_id, (min(e.low for e in estimates), max(e.high for e in estimates)),
-                   f"{min(e.exact for e in estimates):.4f} to {max(e.exact for e in estimates):.4f}")
+                   f"{min(e.exact for e in estimates):.4f} to {max(e.exact for e in estimates):.4f}",
+                   **_declared(relation))
 
     @classmethod
     def same_text(cls, quantity: str, paper: str, ours: str, source: str, exact=None) -> "Row":
@@ -121,19 +177,32 @@ class Row(Mapping):
                    interval=(est.low, est.high), exact=target)
 
     @classmethod
-    def quantile_pair(cls, quantity: str, claim_id: str, low: float, high: float, straddles: float = 1.0) -> "Row":
+    def quantile_pair(cls, quantity: str, claim_id: str, low: float, high: float,
+                      relation: Relation | None = None) -> "Row":
         """A pair of quantiles (low, high) against the paper's pair: reproduced when both lie within 5% of the
-        paper's, partly when ours straddle `straddles` as the paper's do."""
+        paper's, partly when the declared `relation` holds."""
         p_lo, p_hi = (float(x) for x in claims.claim(claim_id))
         close = abs(low - p_lo) <= 0.05 * abs(p_lo) and abs(high - p_hi) <= 0.05 * abs(p_hi)
-        straddle = low <= straddles <= high
-        verdict = claims.REPRODUCED if close else (claims.PARTLY if straddle else claims.NOT_REPRODUCED)
-        return cls(quantity, f"[{p_lo:g}, {p_hi:g}]", f"[{low:.4f}, {high:.4f}]", verdict, claim_id)
+        holds = relation is not None and relation.holds
+        verdict = claims.REPRODUCED if close else (claims.PARTLY if holds else claims.NOT_REPRODUCED)
+        return cls(quantity, f"[{p_lo:g}, {p_hi:g}]", f"[{low:.4f}, {high:.4f}]", verdict, claim_id,
+                   **_declared(relation))
 
     @classmethod
     def not_compared(cls, quantity: str, claim_id: str, reason: str) -> "Row":
         """A paper value we do not compare, with the one-sentence reason."""
         return cls(quantity, claims.claim(claim_id), "—", NOT_COMPARED, claim_id, reason=reason)
+
+    @classmethod
+    def impossible(cls, quantity: str, claim_id: str, ours, bound_text: str, interval: tuple | None = None,
+                   exact=None) -> "Row":
+        """The paper's value breaks a bound the game's rules impose (`bound_text` names it, e.g.
+        "|contrast| <= 26 chips"): the verdict is "impossible under the rules", whatever ours is."""
+        if not (isinstance(bound_text, str) and bound_text.strip()):
+            raise ValueError(f"{quantity!r}: an impossible row names the bound the paper's value breaks.")
+        paper = claims.claim(claim_id)
+        reason = f"the paper's value {claims.format_value(paper)} breaks a bound of the game's rules: {bound_text}"
+        return cls(quantity, paper, ours, IMPOSSIBLE, claim_id, interval, exact, reason=reason)
 
     @classmethod
     def count(cls, quantity: str, claim_id: str, ours: int, exact: int | None = None) -> "Row":
@@ -148,7 +217,7 @@ class Row(Mapping):
         """A claim printed as 'k/n': the verdict compares the rates k/n by the verdict rule."""
         paper = claims.claim(claim_id)
         pn, pd_ = parse_fraction(paper)
-        verdict = claims.verdict(float(Fraction(pn, pd_)), float(Fraction(num, den)))
+        verdict = claims.verdict(float(Fraction(pn, pd_)), float(Fraction(num, den)))  # no relation: never partly
         return cls(quantity, paper, f"{num}/{den}", verdict, claim_id)
 
     @classmethod
@@ -163,6 +232,11 @@ class Row(Mapping):
         return cls(quantity, text if "/" in text else f"{int(float(text)):,}", f"{finite:,}/{total:,}",
                    claims.REPRODUCED if ok else claims.NOT_REPRODUCED, claim_id)
 
+    @property
+    def declared_relation(self) -> Relation | None:
+        """The relation the row declares (text and whether it holds), or None."""
+        return None if self.relation is None else Relation(self.relation, bool(self.relation_holds))
+
     def with_paper_interval(self, low: float, high: float) -> "Row":
         """The same row with the paper's own 95% interval beside its value."""
         return replace(self, paper_interval=(float(low), float(high)))
@@ -170,7 +244,8 @@ class Row(Mapping):
     # --- the row as a table record -----------------------------------------------------
     def as_dict(self) -> dict:
         out = {"quantity": self.quantity, "paper": self.paper, "ours": self.ours, "95% interval": self.interval,
-               "exact": self.exact, "verdict": self.verdict, "claim id": self.claim_id}
+               "exact": self.exact, "relative deviation": self.relative_deviation, "relation": self.relation,
+               "verdict": self.verdict, "claim id": self.claim_id}
         if self.paper_interval is not None:
             out["paper 95% interval"] = self.paper_interval
         if self.reason is not None:

@@ -6,15 +6,33 @@ table is the same on every CPU; residual columns show values below
 """
 from __future__ import annotations
 
+import pandas as pd
+
 from oscc_core.reporting import claims
 from oscc_core.reporting.results import ZERO_TOLERANCE, residual_text
-from oscc_core.reporting.rows import NO_PAPER
+from oscc_core.reporting.rows import NO_PAPER, relative_deviation
 
-COLUMN_ORDER = ("quantity", "paper", "paper 95% interval", "ours", "95% interval", "exact", "verdict", "claim id")
+# Book tables show every cell whole: pandas would cut text (claim ids) at 50 characters.
+pd.set_option("display.max_colwidth", None)
+
+COLUMN_ORDER = ("quantity", "paper", "paper 95% interval", "ours", "95% interval", "exact", "relative deviation",
+                "relation", "verdict", "reason", "claim id")
+
+
+def deviation_text(x: float | None, digits: int = 1) -> str:
+    """A relative deviation as a signed percentage ("+79.4%", "-3.0%"), or "—" when there is none."""
+    if x is None or x != x:
+        return "—"
+    text = f"{100.0 * x:+.{digits}f}%"
+    return "+0.0%" if text == f"-{0:.{digits}f}%" else text
 
 
 def comparison_frame(rows: list[dict], digits: int = 4):
-    """A pandas table of comparison rows: floats rounded, counts with separators, known columns first."""
+    """A pandas table of comparison rows: floats rounded, counts with separators, known columns first.
+
+    Every table of rows with a verdict shows the relative deviation (ours / paper - 1, as a signed
+    percentage; computed from paper and ours where a row does not carry it) and the declared relation.
+    """
     import pandas as pd
 
     def fmt(x):
@@ -29,6 +47,11 @@ def comparison_frame(rows: list[dict], digits: int = 4):
         return x
 
     rows = [dict(r) for r in rows]
+    for r in rows:
+        if "verdict" in r:
+            r.setdefault("relative deviation", relative_deviation(r.get("paper"), r.get("ours")))
+            r.setdefault("relation", None)
+            r["relative deviation"] = deviation_text(r["relative deviation"])
     seen = list(dict.fromkeys(k for r in rows for k in r))
     columns = [c for c in COLUMN_ORDER if c in seen] + [c for c in seen if c not in COLUMN_ORDER]
     return pd.DataFrame([{c: fmt(r.get(c)) for c in columns} for r in rows])

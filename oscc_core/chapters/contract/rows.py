@@ -9,10 +9,11 @@ from fractions import Fraction
 
 from oscc_core.chapters.contract.observation import ObservationAudit
 from oscc_core.reporting import claims
-from oscc_core.reporting.rows import Row
+from oscc_core.reporting.rows import Relation, Row
 
-#: the columns of a comparison row the results file records
-RECORDED_COLUMNS = ("quantity", "claim id", "paper", "ours", "95% interval", "verdict")
+#: the columns of a comparison row the results file records (reason only where the row has one)
+RECORDED_COLUMNS = ("quantity", "claim id", "paper", "ours", "95% interval", "relative deviation", "relation",
+                    "verdict")
 
 
 def _ci(x: float, se: float) -> tuple[float, float]:
@@ -49,12 +50,14 @@ def implementation_rows(paired: dict, independent: dict) -> list[Row]:
 
 
 def swap_rows(bs: dict, ss: dict) -> list[Row]:
+    drift_paper = claims.claim("seat_swap.seat_swap.variance_rel_drift")
     return [
         Row.below("branch swap: variance residual", "seat_swap.branch_swap.variance_residual", bs["variance_residual"]),
         Row.fraction("branch swap: group count", "seat_swap.branch_swap.group_count", min(bs["valid"]), bs["groups"]),
         Row.compare("seat swap: variance relative drift", "seat_swap.seat_swap.variance_rel_drift",
-                    ss["variance_rel_drift"], direction_agrees=ss["variance_rel_drift"] <= claims.claim(
-                        "seat_swap.seat_swap.variance_rel_drift")),
+                    ss["variance_rel_drift"],
+                    relation=Relation(f"variance invariant: relative drift <= {drift_paper:g}",
+                                      ss["variance_rel_drift"] <= drift_paper)),
         Row.fraction("seat swap: group count", "seat_swap.seat_swap.group_count", min(ss["valid"]), ss["groups"]),
     ]
 
@@ -65,7 +68,6 @@ def control_rows(name: str, c: dict) -> list[Row]:
     p = c["replay_failure_rate"]
     rse = (p * (1 - p) / c["groups"]) ** 0.5
     vlo, vhi = _ci(c["variance_change_pct"], c["variance_change_pct_se"])
-    paper_v = claims.claim(f"safety.{name}.apparent_variance_change")
     return [
         Row.fraction(f"{name}: affected groups", f"safety.{name}.affected_groups", c["affected_groups"], c["groups"]),
         Row.compare(f"{name}: marginal shift", f"safety.{name}.marginal_shift", c["marginal_shift"], lo, hi),
@@ -73,7 +75,8 @@ def control_rows(name: str, c: dict) -> list[Row]:
                     max(0.0, p - 1.96 * rse), min(1.0, p + 1.96 * rse)),
         Row.compare(f"{name}: apparent variance change (%)", f"safety.{name}.apparent_variance_change",
                     c["variance_change_pct"], vlo, vhi,
-                    direction_agrees=(c["variance_change_pct"] < 0) == (paper_v < 0)),
+                    relation=Relation("apparent variance change < 0 (the violation fakes a reduction)",
+                                      c["variance_change_pct"] < 0)),
     ]
 
 
@@ -90,4 +93,4 @@ def violation_rows(controls: dict) -> list[Row]:
 
 def comparisons_record(rows: list[Row]) -> list[dict]:
     """The comparison rows as the results file records them."""
-    return [{k: r[k] for k in RECORDED_COLUMNS} for r in rows]
+    return [{**{k: r[k] for k in RECORDED_COLUMNS}, **({"reason": r.reason} if r.reason else {})} for r in rows]

@@ -7,7 +7,7 @@ tab:app-p1-root-budget, matched to the paper's rows by budget.
 """
 from __future__ import annotations
 
-from oscc_core.chapters.covariance.pair_rows import PAIR_QUANTITIES, pair_direction, pair_estimates, row
+from oscc_core.chapters.covariance.pair_rows import PAIR_QUANTITIES, pair_estimates, pair_relation, row
 from oscc_core.chapters.covariance.paired_audit import HEADLINE_ARMS, PairedAudit, paired_audit
 from oscc_core.reporting.rows import Row
 
@@ -31,5 +31,5 @@ def budget_rows(audits: dict[int, PairedAudit]) -> list[Row]:
             rows.append(Row.count(f"budget {k}: pairs", f"root_budget.{label}.pairs", a.valid))
         for q, text in PAIR_QUANTITIES:
             cid = f"root_budget.{label}.{q}" if label else None
-            rows.append(row(f"budget {k}: {text}", cid, pair_estimates(a)[q], pair_direction(q, a)))
+            rows.append(row(f"budget {k}: {text}", cid, pair_estimates(a)[q], pair_relation(q, a)))
     return rows

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from oscc_core.chapters.covariance.pair_rows import PAPER_ARM_VARIANCE, row
+from oscc_core.chapters.covariance.pair_rows import PAPER_ARM_VARIANCE, pair_relation, row
 from oscc_core.chapters.covariance.paired_audit import HEADLINE_ARMS, PairedAudit, paired_audit
 from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.exact.arm_moments import arm_moments
@@ -187,14 +187,17 @@ def cfr_alternative_audit(root: str, n_groups: int, seed: int, cfr_policy, devic
 
 
 def cfr_alternative_rows(audit: PairedAudit) -> list[Row]:
-    """The CFR+ alternative against the paper's headline: variances, ratio and covariance."""
+    """The CFR+ alternative against the paper's headline: variances, ratio and covariance (the relations of
+    the headline rows: paired variance below independent, ratio below 1, coupled covariance positive)."""
     return [
         row("CFR+ continuation: independent contrast variance", "main.independent.variance",
-            audit.contrast_var("independent"), True),
+            audit.contrast_var("independent"), pair_relation("independent_variance", audit)),
         row("CFR+ continuation: full contrast variance", "main.cp_grpo_paired.variance",
-            audit.contrast_var("full"), True, "main_uncertainty.contrast_variance.interval"),
+            audit.contrast_var("full"), pair_relation("paired_variance", audit),
+            "main_uncertainty.contrast_variance.interval"),
         row("CFR+ continuation: variance ratio", PAPER_RATIO,
-            audit.ratio(), audit.ratio().value < 1, "main_uncertainty.variance_ratio.interval"),
+            audit.ratio(), pair_relation("variance_ratio", audit), "main_uncertainty.variance_ratio.interval"),
         row("CFR+ continuation: full covariance", "main_uncertainty.check_bet_covariance.cp_grpo_paired",
-            audit.covariance("full"), True, "main_uncertainty.check_bet_covariance.interval"),
+            audit.covariance("full"), pair_relation("covariance", audit),
+            "main_uncertainty.check_bet_covariance.interval"),
     ]

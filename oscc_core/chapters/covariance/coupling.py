@@ -14,7 +14,7 @@ from oscc_core.chapters.covariance.pair_rows import PAPER_ARM_VARIANCE, row
 from oscc_core.chapters.covariance.paired_audit import PairedAudit
 from oscc_core.engine.arms import ARMS, PAPER_ARMS
 from oscc_core.reporting import claims
-from oscc_core.reporting.rows import Row
+from oscc_core.reporting.rows import Relation, Row
 
 #: Per arm, the paper's (contrast variance, covariance) claim ids; the namespace ablation has no covariance.
 COUPLING_CLAIMS = {
@@ -34,22 +34,28 @@ FACTOR_STEPS = (("root_only", "root_step"), ("continuation_only", "cont_step"))
 def coupling_rows(audit: PairedAudit) -> list[Row]:
     """tab:app-p1-coupling-factors and tab:app-p1-ablations: contrast variance and covariance per arm.
 
-    Direction: the paper's ordering independent > root_only > continuation_only > full
-    of contrast variance (and the reverse for covariance); for the policy-namespace
-    ablation, that its interval contains the independent arm's exact value.
+    Relations, as the paper's tables order the arms: contrast variance
+    independent > root_only > continuation_only > full, covariance in the
+    reverse order; the policy-namespace ablation (a policy-randomness check)
+    has the independent arm's variance: its interval contains the independent
+    arm's exact value.
     """
     v = {a: audit.contrast_var(a) for a in ARMS}
-    order_ok = all(v[x].value > v[y].value for x, y in pairwise(PAPER_ARMS))
+    c = {a: audit.covariance(a) for a in ARMS}
+    var_order = Relation("variance: " + " > ".join(PAPER_ARMS),
+                         all(v[x].value > v[y].value for x, y in pairwise(PAPER_ARMS)))
+    cov_order = Relation("covariance: " + " < ".join(PAPER_ARMS),
+                         all(c[x].value < c[y].value for x, y in pairwise(PAPER_ARMS)))
     rows = []
     for arm in ARMS:
         var_id, cov_id = COUPLING_CLAIMS[arm]
         if arm == "policy_namespace":
-            d = v[arm].low <= v["independent"].exact <= v[arm].high
+            rel = Relation("policy_namespace variance = independent variance (interval covers its exact value)",
+                           v[arm].low <= v["independent"].exact <= v[arm].high)
         else:
-            d = order_ok
-        rows.append(row(f"{arm}: contrast variance", var_id, v[arm], d))
-        cov = audit.covariance(arm)
-        rows.append(row(f"{arm}: covariance", cov_id, cov, d if cov_id else None))
+            rel = var_order
+        rows.append(row(f"{arm}: contrast variance", var_id, v[arm], rel))
+        rows.append(row(f"{arm}: covariance", cov_id, c[arm], cov_order if cov_id else None))
     return rows
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from oscc_core.chapters.covariance.pair_rows import PAPER_BRANCH, row
 from oscc_core.chapters.covariance.paired_audit import PairedAudit
 from oscc_core.method.stats import Estimate
-from oscc_core.reporting.rows import Row
+from oscc_core.reporting.rows import Relation, Row
 
 
 def equivalence_rows(audit: PairedAudit, margin: float) -> tuple[list[Row], list[dict]]:
@@ -24,7 +24,8 @@ def equivalence_rows(audit: PairedAudit, margin: float) -> tuple[list[Row], list
             rows.append(row(f"{name}: mean difference full - independent", None, est))
             continue
         rows.append(row(f"{word} ({name}): mean difference full - independent",
-                        f"marginal_equivalence.{word}.mean_difference", est, rec["equivalent"],
+                        f"marginal_equivalence.{word}.mean_difference", est,
+                        Relation(f"equivalent within the margin ±{margin:g} (TOST)", rec["equivalent"]),
                         f"text_precision.{word}.bootstrap_interval"))
     return rows, records
 

@@ -5,10 +5,10 @@ ratio unitless, valid groups) and the prose range of the seed ratios.
 """
 from __future__ import annotations
 
-from oscc_core.chapters.covariance.pair_rows import row
+from oscc_core.chapters.covariance.pair_rows import pair_relation, row
 from oscc_core.chapters.covariance.paired_audit import HEADLINE_ARMS, PairedAudit, paired_audit
 from oscc_core.reporting import claims
-from oscc_core.reporting.rows import Row
+from oscc_core.reporting.rows import Relation, Row
 
 
 def seed_audits(root: str, seeds, n_groups: int, continuation, device: str, n_bootstrap: int) -> dict[int, PairedAudit]:
@@ -23,13 +23,11 @@ def seed_rows(audits: dict[int, PairedAudit]) -> list[Row]:
     known = claims.load_claims()
     for seed, a in audits.items():
         base = f"seed_precision.seed{seed}"
-        lower = a.contrast_var("full").value < a.contrast_var("independent").value
-        for q, est, direction in (("paired_variance", a.contrast_var("full"), lower),
-                                  ("independent_variance", a.contrast_var("independent"), lower),
-                                  ("covariance", a.covariance("full"), a.covariance("full").value > 0),
-                                  ("ratio", a.ratio(), a.ratio().value < 1)):
+        for q, est in (("paired_variance", a.contrast_var("full")),
+                       ("independent_variance", a.contrast_var("independent")),
+                       ("covariance", a.covariance("full")), ("ratio", a.ratio())):
             cid = f"{base}.{q}" if f"{base}.{q}" in known else None
-            rows.append(row(f"seed {seed}: {q.replace('_', ' ')}", cid, est, direction))
+            rows.append(row(f"seed {seed}: {q.replace('_', ' ')}", cid, est, pair_relation(q, a)))
         if f"{base}.valid_groups" in known:
             rows.append(Row.count(f"seed {seed}: valid groups", f"{base}.valid_groups", a.valid))
     return rows
@@ -47,5 +45,6 @@ def seed_range_rows(audits: dict[int, PairedAudit]) -> list[Row]:
     out = []
     for q, v in zip(("ratio_min", "ratio_max"), ratio_range(audits)):
         out.append(Row.compare(f"seed ratios: {q.split('_')[1]}imum", f"seed_precision_text.{q}", v,
-                               direction_agrees=v < 1, exact=exact))
+                               relation=Relation("variance ratio paired / independent < 1 (every seed)", v < 1),
+                               exact=exact))
     return out

@@ -7,10 +7,10 @@ covariance in chips^2, ratios unitless.
 """
 from __future__ import annotations
 
-from oscc_core.chapters.covariance.pair_rows import PAIR_QUANTITIES, pair_direction, pair_estimates, row
+from oscc_core.chapters.covariance.pair_rows import PAIR_QUANTITIES, pair_estimates, pair_relation, row
 from oscc_core.chapters.covariance.paired_audit import HEADLINE_ARMS, PairedAudit, paired_audit
 from oscc_core.method.strata import CARD_CLASSES
-from oscc_core.reporting.rows import Row
+from oscc_core.reporting.rows import Relation, Row
 
 #: Roots that define the round and action-count strata (DESIGN.md section 5).
 ROUND_ROOTS = {"round one": "", "round two": "11|"}
@@ -47,12 +47,13 @@ def class_range_row(paper_label: str, q: str, text: str, card: dict[str, PairedA
     """One paper private-card row against all three card classes (the paper does not say which cards it holds).
 
     Reproduced when the paper's value lies in the 95% interval of at least one
-    class, partly when the paper's direction holds in every class.
+    class, partly when the paper's relation holds in every class.
     """
     cid = f"strata.private_card_{paper_label}.{q}"
     ests = [pair_estimates(a)[q] for a in card.values()]
-    direction = all(pair_direction(q, a) for a in card.values())
-    return Row.any_of(f"private-card {paper_label.upper()} (paper) vs J/Q/K: {text}", cid, ests, direction)
+    each = [pair_relation(q, a) for a in card.values()]
+    relation = Relation(f"{each[0].text} (each card class)", all(r.holds for r in each))
+    return Row.any_of(f"private-card {paper_label.upper()} (paper) vs J/Q/K: {text}", cid, ests, relation)
 
 
 def strata_rows(card: dict[str, PairedAudit], roots: dict[str, PairedAudit]) -> list:
@@ -73,7 +74,7 @@ def strata_rows(card: dict[str, PairedAudit], roots: dict[str, PairedAudit]) -> 
     for label, a in roots.items():
         for q, text in PAIR_QUANTITIES:
             rows.append(row(f"{label} (root {a.root!r}): {text}", f"strata.{STRATUM_CLAIMS[label]}.{q}",
-                            pair_estimates(a)[q], pair_direction(q, a)))
+                            pair_estimates(a)[q], pair_relation(q, a)))
     return rows
 
 

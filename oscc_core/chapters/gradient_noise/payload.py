@@ -9,7 +9,6 @@ from oscc_core.chapters.gradient_noise.bootstrap import estimate
 from oscc_core.chapters.gradient_noise.calibration import Selection
 from oscc_core.chapters.gradient_noise.frontier import FrontierArm
 from oscc_core.chapters.gradient_noise.geometry import Geometry
-from oscc_core.chapters.gradient_noise.rows import WALL_TIME
 from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
 from oscc_core.chapters.gradient_noise.updates import UpdateSetting, ratio_quantiles
 from oscc_core.engine.arms import PAPER_ARMS
@@ -77,6 +76,6 @@ def results_payload(geom: Geometry, audit: NoiseAudit, settings: list[UpdateSett
                                        "batch_mean_noise": f.mean_noise.as_dict()} for a, f in front.items()},
         "scalar_screen": screen,
         "exact_ratio_grid": grid.reset_index().to_dict(orient="records"),
-        # the paper's wall-time rows are not compared (machine-dependent) and stay out of the results file
-        "tables": {k: rows_record([r for r in v if not r["quantity"].endswith(WALL_TIME)]) for k, v in tables.items()},
+        # the paper's wall-time rows are stored as "not compared", with their reason, for the claims ledger
+        "tables": {k: rows_record(v) for k, v in tables.items()},
     }

@@ -16,14 +16,17 @@ from oscc_core.chapters.gradient_noise.updates import ratio_quantiles
 from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.method.stats import Estimate
 from oscc_core.reporting import claims
-from oscc_core.reporting.rows import NO_PAPER, NOT_COMPARED, Row
+from oscc_core.reporting.rows import NO_PAPER, Relation, Row
 
 WALL_TIME = ": wall time"   # suffix of the frontier rows of the paper's wall times
 WALL_TIME_REASON = ("wall time depends on the machine; benchmarks/bench_collect.py measures the collector "
                     "against OpenSpiel on the same machine instead")
-VERDICT_KINDS = tuple(claims.VERDICTS) + (NO_PAPER, NOT_COMPARED)
+VERDICT_KINDS = tuple(claims.VERDICTS) + (NO_PAPER,)
 CLIPPING_ROWS = {"connectivity control": "connectivity_control", "behaviour-lag grid": "behavior_lag_grid",
                  "learning-rate grid": "learning_rate_grid", "activated stress": "activated_stress"}
+
+
+ORDER_TEXT = " > ".join(PAPER_ARMS)   # the paper's ordering of the fixed arms
 
 
 def _ordered(values: dict[str, float]) -> bool:
@@ -32,30 +35,38 @@ def _ordered(values: dict[str, float]) -> bool:
     return all(x > y for x, y in zip(v, v[1:]))
 
 
+def _lowest(est: Estimate, values: list[float], what: str) -> Relation:
+    """OSCC-Select has the lowest `what` (bold in the paper): ours is not above the lowest fixed arm (its
+    interval reaches down to it)."""
+    return Relation(f"OSCC-Select lowest {what} (interval reaches the lowest fixed arm)", est.low <= min(values))
+
+
 def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[dict]:
     """tab:noise-transfer: return, gradient and update ratios, clip fraction and finite gradients per arm.
 
-    Direction: a ratio below 1 with the fixed arms in the paper's order
-    (root-only > continuation-only > full); for OSCC-Select, a ratio whose
-    interval reaches down to the lowest fixed arm.  Clip fraction: clipping
-    is active (> 0) at the noise-transfer setting, as in the paper.
+    Relations, as the paper's table states them: the fixed arms' ratios in the
+    order independent (1) > root_only > continuation_only > full; OSCC-Select's
+    the lowest (bold), i.e. below 1 with an interval that reaches down to the
+    lowest fixed arm.  The independent ratio is 1 by definition and the clip
+    fractions describe optimizer support: no relation.
     """
     rows = []
     for q, col in (("return", "return_ratio"), ("gradient", "gradient_ratio"), ("update", "update_ratio")):
         est = {a: audit.ratio(q, a, setting) for a in ROW_ARMS}
-        order = _ordered({a: est[a].value for a in PAPER_ARMS})
+        order = Relation(f"{q} ratio: {ORDER_TEXT}", _ordered({a: est[a].value for a in PAPER_ARMS}))
         for a in ROW_ARMS:
             if a == "independent":
-                d = True
+                rel = None
             elif a == SELECT:
-                d = est[a].value < 1 and est[a].low <= min(est[b].value for b in PAPER_ARMS)
+                low = _lowest(est[a], [est[b].value for b in PAPER_ARMS], f"{q} ratio")
+                rel = Relation(f"{low.text}, < 1", low.holds and est[a].value < 1)
             else:
-                d = est[a].value < 1 and order
-            rows.append(Row.estimate(f"{LABELS[a]}: {q} ratio", f"noise_transfer.{PAPER_KEY[a]}.{col}", est[a], d))
+                rel = order
+            rows.append(Row.estimate(f"{LABELS[a]}: {q} ratio", f"noise_transfer.{PAPER_KEY[a]}.{col}", est[a],
+                                     rel))
     for a in ROW_ARMS:
         cf = estimate(audit.clip_fraction(a, setting))
-        rows.append(Row.estimate(f"{LABELS[a]}: clip fraction", f"noise_transfer.{PAPER_KEY[a]}.clip_fraction", cf,
-                                 cf.value > 0))
+        rows.append(Row.estimate(f"{LABELS[a]}: clip fraction", f"noise_transfer.{PAPER_KEY[a]}.clip_fraction", cf))
     for a in ROW_ARMS:
         u = audit.updates[a][setting]
         rows.append(Row.all_finite(f"{LABELS[a]}: finite gradients",
@@ -75,9 +86,10 @@ def clipping_rows(audit: NoiseAudit, groups: dict[str, list[str]], arm: str = "f
     ``groups`` maps each paper row ("connectivity control", "behaviour-lag
     grid", ...) to the setting names pooled into it.  Update variance is the
     coupled (`arm`) update noise averaged over the row's settings.
-    Directions: ratio quantiles straddle 1; the connectivity control has no
-    clipping and the lowest update variance; each stress row clips (> 0) and
-    has a larger update variance than the control.  Finite gradients: the
+    Relations, as the paper states them: the connectivity control is the
+    zero-clipping reference with the lowest update variance (bold); each
+    stress row activates clipping (> 0) and has a larger update variance than
+    the control.  The ratio quantiles declare none.  Finite gradients: the
     paper prints a count of gradients that were all finite; a row reproduces
     when all of ours are finite too.
     """
@@ -92,35 +104,37 @@ def clipping_rows(audit: NoiseAudit, groups: dict[str, list[str]], arm: str = "f
                                       lo, hi))
         cf = estimate(np.mean([audit.clip_fraction(a, s) for a in ("independent", arm) for s in names], axis=0))
         is_control = key == "connectivity_control"
+        clip = (Relation("clip-selected fraction = 0 (zero-clipping control)", cf.value == 0) if is_control
+                else Relation("clip-selected fraction > 0 (stress activates clipping)", cf.value > 0))
         rows.append(Row.estimate(f"{label}: clip-selected fraction", f"clipping.{key}.clip_selected_fraction", cf,
-                                 (cf.value == 0) if is_control else (cf.value > 0)))
+                                 clip))
         fin = sum(int(u.finite.sum()) for u in ups)
         tot = sum(len(u.finite) for u in ups)
         rows.append(Row.all_finite(f"{label}: finite gradients", f"clipping.{key}.finite_gradients", fin, tot))
         uv = update_variance(audit, arm, names)
         if is_control:
             uv = Estimate(uv.value, uv.low, uv.high, audit.exact_noise(arm), uv.se)
-        d = (control < min(stressed)) if is_control else uv.value > control
+        rel = (Relation("update variance: control < every stress row", control < min(stressed)) if is_control
+               else Relation("update variance > connectivity control", uv.value > control))
         rows.append(Row.estimate(f"{label}: update variance ({LABELS[arm]})", f"clipping.{key}.update_variance", uv,
-                                 d))
+                                 rel))
     return rows
 
 
 def frontier_rows(front: dict[str, FrontierArm]) -> list[dict]:
     """tab:physical-cost-frontier: calls, transitions, wall time (not compared), contrast variance, noise trace."""
     rows = []
-    order_v = _ordered({a: front[a].contrast_var.value for a in PAPER_ARMS})
-    order_n = _ordered({a: front[a].noise.value for a in PAPER_ARMS})
+    order_v = Relation(f"contrast variance: {ORDER_TEXT}",
+                       _ordered({a: front[a].contrast_var.value for a in PAPER_ARMS}))
+    order_n = Relation(f"noise trace: {ORDER_TEXT}", _ordered({a: front[a].noise.value for a in PAPER_ARMS}))
     for a in ROW_ARMS:
         f = front[a]
         key = f"cost_frontier.{PAPER_KEY[a]}"
         rows.append(Row.compare(f"{LABELS[a]}: physical draws", f"{key}.physical_calls", f.draws, exact=None))
-        rows.append(Row.compare(f"{LABELS[a]}: transitions", f"{key}.transitions", f.transitions,
-                                direction_agrees=None))
+        rows.append(Row.compare(f"{LABELS[a]}: transitions", f"{key}.transitions", f.transitions))
         rows.append(Row.not_compared(f"{LABELS[a]}{WALL_TIME}", f"{key}.wall_time", WALL_TIME_REASON))
-        sel_v = f.contrast_var.value <= min(front[b].contrast_var.value for b in PAPER_ARMS) or \
-            f.contrast_var.low <= min(front[b].contrast_var.value for b in PAPER_ARMS)
-        sel_n = f.noise.low <= min(front[b].noise.value for b in PAPER_ARMS)
+        sel_v = _lowest(f.contrast_var, [front[b].contrast_var.value for b in PAPER_ARMS], "contrast variance")
+        sel_n = _lowest(f.noise, [front[b].noise.value for b in PAPER_ARMS], "noise trace")
         rows.append(Row.estimate(f"{LABELS[a]}: contrast variance", f"{key}.contrast_variance", f.contrast_var,
                                  (sel_v if a == SELECT else order_v)))
         rows.append(Row.estimate(f"{LABELS[a]}: gradient-noise trace", f"{key}.gradient_noise_trace", f.noise,
@@ -145,13 +159,13 @@ def screen_rows(results: list[ScreenResult]) -> tuple[list[dict], dict]:
         half = T975.get(len(v) - 1, 1.96) * stdev(v) / math.sqrt(len(v)) if len(v) > 1 else float("nan")
         summary[arm] = {"delta_p_mean": m, "low": m - half, "high": m + half, "per_seed": v}
         out.append(Row.compare(f"{LABELS[arm]}: mean change of P(check) over the screen",
-                               f"text_bounded.scalar_screen.{label}.check_prob_delta", m, m - half, m + half,
-                               m > 0))
+                               f"text_bounded.scalar_screen.{label}.check_prob_delta", m, m - half, m + half))
     grads = sum(r.gradients for r in results)
     ok = sum(r.finite_nonzero for r in results)
     clipped = sum(r.clipped_terms for r in results)
     out.append(Row.compare("finite non-zero batch gradients (both arms, all seeds)",
-                           "text_bounded.scalar_screen.finite_nonzero_gradients", ok, direction_agrees=ok == grads))
+                           "text_bounded.scalar_screen.finite_nonzero_gradients", ok,
+                           relation=Relation("every batch gradient finite and non-zero", ok == grads)))
     out.append(Row.count("clip-selected terms (both arms, all seeds)",
                          "text_bounded.scalar_screen.selected_clipping", clipped))
     summary.update({"gradients": grads, "finite_nonzero": ok, "clipped_terms": clipped,

@@ -15,7 +15,7 @@ from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.method.policy_gradient import mean_pairwise_contrast_variance
 from oscc_core.method.selectors import FALLBACK, oracle_select
 from oscc_core.reporting import claims
-from oscc_core.reporting.rows import Row
+from oscc_core.reporting.rows import Relation, Row
 
 from .calibration import Calibration, calibrate_at, label
 from .exact_root import ExactRoot, exact_selection
@@ -94,6 +94,14 @@ def action_support_rows(label_: str, run: RootSelection, *, noise_weights: str) 
     return out
 
 
+def side_of_independent(name: str, col: str, paper: float, paper_ind: float, ours: float,
+                        ours_ind: float) -> Relation:
+    """The paper's side of the independent row for arm `name` in column `col` ('<' or '>='), on ours."""
+    below = paper < paper_ind
+    return Relation(f"{col.replace('_', ' ')}: {name} {'<' if below else '>='} independent",
+                    (ours < ours_ind) == below)
+
+
 PAPER_SELECTOR_ROW = {"independent": "independent", "full": "full", "RV-Select": "rv_select",
                       "OSCC-Select": "oscc_select", "Oracle-Select": "oracle_select"}
 
@@ -101,8 +109,9 @@ PAPER_SELECTOR_ROW = {"independent": "independent", "full": "full", "RV-Select":
 def action_support_comparison(rows: list[dict], n_actions: int, groups_per_stratum: int) -> list[Row]:
     """Paper-beside-ours rows for tab:multi-action-selector (one block of 5 rows per action support).
 
-    Direction for the noise and contrast-variance columns: the paper's ordering of that row against
-    the independent row (lower or higher) holds in ours; for the selected arm: same arm.
+    Relation for the noise and contrast-variance columns: the paper's ordering of that row against
+    the independent row ("lower contrast variance, gradient-noise trace ... are better"), evaluated on
+    ours; the independent row declares none.
     """
     prefix = f"multi_action.{n_actions}_actions"
     by = {r["row"]: r for r in rows}
@@ -115,9 +124,9 @@ def action_support_comparison(rows: list[dict], n_actions: int, groups_per_strat
             paper = float(claims.claim(f"{key}.{col}"))
             paper_ind = float(claims.claim(f"{prefix}.independent.{col}"))
             ours, ours_ind = r[field_], by["independent"][field_]
-            agrees = None if name == "independent" else (paper < paper_ind) == (ours < ours_ind)
+            rel = None if name == "independent" else side_of_independent(name, col, paper, paper_ind, ours, ours_ind)
             out.append(Row.compare(f"{n_actions} actions, {name}: {col.replace('_', ' ')}", f"{key}.{col}", ours,
-                                   direction_agrees=agrees, exact=r[exact_field]))
+                                   relation=rel, exact=r[exact_field]))
         out.append(Row.compare(f"{n_actions} actions, {name}: physical draws", f"{key}.physical_calls",
                                r["physical draws"]))
         out.append(Row.compare(f"{n_actions} actions, {name}: groups per stratum", f"{key}.groups_per_stratum",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from oscc_core.reporting import claims
-from oscc_core.reporting.rows import Row
+from oscc_core.reporting.rows import Relation, Row
 
 SECTION = "selector"
 
@@ -30,12 +30,17 @@ SETUP_CLAIMS = {
 
 
 def setup_values(p, action_count: int, positive_at: int | None) -> dict:
-    """key -> (our value, direction agrees): the values `SETUP_CLAIMS` refers to."""
-    return {"action_count": (action_count, True),
-            "groups_min": (min(p.sweep_sizes), True), "groups_max": (max(p.sweep_sizes), True),
-            "groups_per_stratum": (p.calibration_groups, True),
-            "group_counts": (len(p.sweep_sizes), True),
-            "lcb_positive_at": (positive_at if positive_at is not None else float("nan"), positive_at is not None)}
+    """key -> (our value, the relation the paper states for it or None): the values `SETUP_CLAIMS` refers to.
+
+    Setup values (sizes, counts) declare no relation; the paper says the median full-arm bound becomes
+    positive within the measured sizes."""
+    return {"action_count": (action_count, None),
+            "groups_min": (min(p.sweep_sizes), None), "groups_max": (max(p.sweep_sizes), None),
+            "groups_per_stratum": (p.calibration_groups, None),
+            "group_counts": (len(p.sweep_sizes), None),
+            "lcb_positive_at": (positive_at if positive_at is not None else float("nan"),
+                                Relation("the median full-arm bound turns positive within the measured sizes",
+                                         positive_at is not None))}
 
 
 def index_rows(*tables) -> dict:
@@ -52,11 +57,12 @@ def prose_rows(index: dict, values: dict, section: str = SECTION) -> list[Row]:
             continue
         if cid in SETUP_CLAIMS:
             quantity, key = SETUP_CLAIMS[cid]
-            ours, agrees = values[key]
-            out.append(Row.compare(quantity, cid, ours, direction_agrees=agrees))
+            ours, relation = values[key]
+            out.append(Row.compare(quantity, cid, ours, relation=relation))
         elif entry.get("same_as") in index:
             base = index[entry["same_as"]]
             row = Row.compare(base["quantity"], cid, base["ours"], *(base.get("95% interval") or (None, None)),
-                              direction_agrees=base["verdict"] != claims.NOT_REPRODUCED, exact=base.get("exact"))
+                              relation=base.declared_relation if isinstance(base, Row) else None,
+                              exact=base.get("exact"))
             out.append(replace(row, quantity=f"{base['quantity']} (restated: {entry['source']})"))
     return out

@@ -18,7 +18,7 @@ from oscc_core.engine.chance_maps import MAPS
 from oscc_core.method.policy_gradient import mean_pairwise_contrast_variance
 from oscc_core.method.selectors import FALLBACK
 from oscc_core.reporting import claims
-from oscc_core.reporting.rows import Row
+from oscc_core.reporting.rows import Relation, Row
 
 from .calibration import Calibration, calibrate, label
 from .exact_root import ExactRoot, exact_rv_selection, exact_selection
@@ -121,9 +121,10 @@ def regime_comparison(rows: list[dict], g1_norm2: float | None) -> list[Row]:
     gain bound is in chips^2; ours (noise units) is divided by ||g_1||^2 (`g1_norm2`, only when the
     root policy is the same at every information state of a two-action root, where N = ||g_1||^2
     Var(R_1 - R_2)); the largest bound over the three strata (the most favourable stratum) is shown.
-    Directions: contrast variance and noise on the same side of the independent arm as in the paper;
-    the covariance change against independent with the paper's sign; the gain bound with the paper's
-    sign; the marginal difference below 0.05 chips.
+    Relations: contrast variance, covariance and noise on the same side of the independent arm as in
+    the paper; the gain bound with the paper's sign (the selector's rule: full coupling when it is
+    positive); the marginal difference within the paper's equivalence margin, 0.05 chips.  The
+    independent arm's own rows declare none.
     """
     by = {(r["map"], r["arm"]): r for r in rows}
     paper_ind = "selector_stress.positive.independent"
@@ -133,22 +134,25 @@ def regime_comparison(rows: list[dict], g1_norm2: float | None) -> list[Row]:
         name = f"{r['regime']} ({mp}), {arm}"
         coupled = arm != "independent"
 
-        def side(col, ours_col, cid=cid, r=r, ind=ind, coupled=coupled):
+        def side(col, ours_col, cid=cid, r=r, ind=ind, coupled=coupled, arm=arm):
             if not coupled:
                 return None
-            paper = float(claims.claim(f"{cid}.{col}")) - float(claims.claim(f"{paper_ind}.{col}"))
-            return (paper < 0) == (r[ours_col] - ind[ours_col] < 0)
+            below = float(claims.claim(f"{cid}.{col}")) < float(claims.claim(f"{paper_ind}.{col}"))
+            return Relation(f"{ours_col}: {arm} {'<' if below else '>='} independent",
+                            (r[ours_col] - ind[ours_col] < 0) == below)
 
         out.append(Row.compare(f"{name}: contrast variance", f"{cid}.contrast_variance", r["contrast variance"],
-                               direction_agrees=side("contrast_variance", "contrast variance"),
+                               relation=side("contrast_variance", "contrast variance"),
                                exact=r["exact contrast variance"]))
         out.append(Row.compare(f"{name}: covariance", f"{cid}.covariance", r["covariance"],
-                               direction_agrees=side("covariance", "covariance"), exact=r["exact covariance"]))
+                               relation=side("covariance", "covariance"), exact=r["exact covariance"]))
         out.append(Row.compare(f"{name}: marginal difference (chips)", f"{cid}.marginal_difference",
-                               r["marginal difference"], direction_agrees=r["marginal difference"] < 0.05,
+                               r["marginal difference"],
+                               relation=Relation("|marginal difference| < 0.05 (equivalence margin)",
+                                                 abs(r["marginal difference"]) < 0.05),
                                exact=0.0))
         out.append(Row.compare(f"{name}: gradient-noise trace", f"{cid}.gradient_noise_trace", r["noise trace"],
-                               direction_agrees=side("gradient_noise_trace", "noise trace"),
+                               relation=side("gradient_noise_trace", "noise trace"),
                                exact=r["exact noise trace"]))
         paper_lcb = float(claims.claim(f"{cid}.simult_gain_lcb"))
         if not coupled:
@@ -157,7 +161,8 @@ def regime_comparison(rows: list[dict], g1_norm2: float | None) -> list[Row]:
         elif g1_norm2:
             lcb = max(r[k] for k in r if k.startswith("gain LCB")) / g1_norm2
             out.append(Row.compare(f"{name}: largest stratum gain LCB (chips^2)", f"{cid}.simult_gain_lcb", lcb,
-                                   direction_agrees=(paper_lcb > 0) == (lcb > 0)))
+                                   relation=Relation(f"gain LCB {'>' if paper_lcb > 0 else '<='} 0",
+                                                     (paper_lcb > 0) == (lcb > 0))))
         out.append(Row.compare(f"{name}: physical draws (calibration sample)", f"{cid}.physical_cost",
                                r["physical draws (calibration)"]))
     return out
