@@ -1,0 +1,114 @@
+"""The ledger's figures: verdicts by chapter, and the landing page's contrast variance by arm.
+
+Both read only the ledger and the covariance chapter's results file.  PNG files are written without the
+software stamp, so that the bytes depend only on the numbers.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS
+from oscc_core.chapters.claims_ledger.ledger import VERDICTS
+
+VERDICTS_FILE = "07_claims_ledger_verdicts.png"
+CONTRAST_FILE = "07_claims_ledger_contrast_variance.png"
+VERDICT_COLOURS = {"reproduced": "#2e8b57", "partly": "#e0a526", "not reproduced": "#c0392b",
+                   "impossible under the rules": "#6c3483", "not compared": "#b3b3b3"}
+#: The covariance chapter's arms, in the order of the figure, and the paper's ablation-table entry of each.
+ARM_CLAIMS = {"independent": "ablations.ind.variance", "policy_namespace": "ablations.policy_namespace.variance",
+              "root_only": "ablations.root_only.variance", "continuation_only": "ablations.continuation.variance",
+              "full": "ablations.cp_grpo_full.variance"}
+#: The main table's value for the full arm, shown beside the ablation table's.
+MAIN_FULL_CLAIM = "main.cp_grpo_paired.variance"
+COVARIANCE_STEM = "02_covariance"
+
+
+def plot_verdicts(counts: dict, built: set[str]):
+    """Stacked horizontal bars: the entries of each chapter's section of the claims file, by verdict."""
+    import matplotlib.pyplot as plt
+
+    sections = [s for s in SECTION_CHAPTERS if s in counts["section"]]
+    labels = [f"{SECTION_CHAPTERS[s]}{'' if SECTION_CHAPTERS[s] in built else ' (not built)'}" for s in sections]
+    fig, ax = plt.subplots(figsize=(8, 3.8), dpi=100)
+    y = np.arange(len(sections))[::-1]
+    left = np.zeros(len(sections))
+    for v in VERDICTS:
+        n = np.array([counts["section"][s][v] for s in sections])
+        ax.barh(y, n, left=left, color=VERDICT_COLOURS[v], label=v, edgecolor="white", linewidth=0.5)
+        for yi, li, ni in zip(y, left, n):
+            if ni >= 12:
+                ax.text(li + ni / 2, yi, str(ni), ha="center", va="center", fontsize=7)
+        left += n
+    ax.set_yticks(y, labels)
+    ax.set_xlabel("entries of the claims file")
+    ax.set_xlim(0, left.max() * 1.02)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def contrast_records(covariance: dict, ledger: list[dict]) -> list[dict]:
+    """Per arm: our contrast variance and 95% interval, the exact value, the paper's value and the verdict."""
+    by_id = {r["id"]: r for r in ledger}
+    arms = covariance["arms"]
+    out = []
+    for arm, cid in ARM_CLAIMS.items():
+        a = arms[arm]
+        out.append({"arm": arm, "ours": a["contrast_var"], "interval": a["contrast_var_interval"],
+                    "exact": a["exact_contrast_var"], "paper": by_id[cid]["paper"], "verdict": by_id[cid]["verdict"],
+                    "claim id": cid})
+    return out
+
+
+def plot_contrast_variance(records: list[dict], main_full: float):
+    """Contrast variance by arm: ours with its 95% interval, the exact value, and the paper's value."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
+    x = np.arange(len(records))
+    ours = np.array([r["ours"] for r in records])
+    err = np.array([[r["ours"] - r["interval"][0] for r in records], [r["interval"][1] - r["ours"] for r in records]])
+    ax.bar(x, ours, width=0.6, color="#7aa6c2", label="ours (Monte Carlo, 95% interval)")
+    ax.errorbar(x, ours, yerr=err, fmt="none", ecolor="black", capsize=4, lw=1)
+    ax.scatter(x, [r["exact"] for r in records], marker="D", color="black", zorder=3, label="exact (enumeration)")
+    ax.scatter(x, [r["paper"] for r in records], marker="x", s=70, color="#c0392b", zorder=3,
+               label="paper (ablation table)")
+    full = [i for i, r in enumerate(records) if r["arm"] == "full"]
+    ax.scatter([i + 0.2 for i in full], [main_full] * len(full), marker="+", s=90, color="#c0392b", zorder=3,
+               label="paper (main table)")
+    ax.set_xticks(x, [r["arm"].replace("_", "\n") for r in records])
+    ax.set_xlabel("coupling arm")
+    ax.set_ylabel("Var(R1 - R2) (chips$^2$)")
+    ax.set_ylim(0, max(ours.max(), max(r["paper"] for r in records)) * 1.35)
+    ax.legend(loc="upper right", fontsize=8, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def save_figure(fig, output_dir, name: str) -> Path:
+    """Write the figure as PNG `name` into `output_dir` (created if missing), without the software stamp."""
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out / name, metadata={"Software": None})
+    return out / name
+
+
+REDUCTION_CLAIM = "main.caption.variance_reduction"
+
+
+def landing_values(records: list[dict], covariance: dict, ledger: list[dict]) -> dict[str, str]:
+    """The numbers the landing page and the chapter cite beside the contrast-variance figure, as text."""
+    by_id = {r["id"]: r for r in ledger}
+    full = next(r for r in records if r["arm"] == "full")
+    return {"landing_full_ours": f"{full['ours']:.2f}", "landing_full_exact": f"{full['exact']:.2f}",
+            "landing_full_interval": f"[{full['interval'][0]:.2f}, {full['interval'][1]:.2f}]",
+            "landing_full_paper": f"{full['paper']:g}", "landing_full_main": f"{by_id[MAIN_FULL_CLAIM]['paper']:g}",
+            "landing_reduction_ours": f"{covariance['fixed_root']['reduction_percent']['value']:.1f}",
+            "landing_reduction_paper": f"{by_id[REDUCTION_CLAIM]['paper']:g}"}
+
+
+def main_full_value(ledger: list[dict]) -> float:
+    """The main table's contrast variance of the full arm, as the ledger holds it."""
+    return next(r["paper"] for r in ledger if r["id"] == MAIN_FULL_CLAIM)

@@ -1,0 +1,176 @@
+"""The claims-ledger chapter (`oscc_core.chapters.claims_ledger`): every claim entry once, with a verdict or reason.
+
+The claims file is read here with yaml directly (not through the library), and results trees are
+constructed by hand, so that each expected line is known without the ledger's code.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import papermill as pm
+import pytest
+import yaml
+from notebook_runs import run_notebook
+
+from oscc_core.chapters.claims_ledger import collect, disagreements, ledger, parameters
+from oscc_core.reporting.claims import DEFAULT_PATH, REPO_ROOT, load_claims
+from oscc_core.reporting.params import ParameterError
+
+RAW = yaml.safe_load(DEFAULT_PATH.read_text(encoding="utf-8"))   # the claims file, read independently
+RAW_IDS = [e["id"] for e in RAW]
+
+
+def write_results(root, stem: str, body: dict) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / f"{stem}.json").write_text(json.dumps({"manifest": {"sha256": "x"}, **body}, sort_keys=True))
+
+
+def row(cid, verdict, ours=1.0, **extra) -> dict:
+    return {"quantity": "q", "paper": 2.0, "ours": ours, "95% interval": [0.5, 1.5], "exact": None,
+            "verdict": verdict, "claim id": cid, **extra}
+
+
+def build(results_dir):
+    entries = load_claims()
+    found = collect.read_results(results_dir)
+    rows, _ = collect.rows_by_claim(collect.row_records(found), entries)
+    return ledger.build_ledger(entries, rows, set(found)), found
+
+
+def entry_of(section: str, kind: str, with_same_as: bool = False) -> str:
+    return next(e["id"] for e in RAW if e["section"] == section and e["kind"] == kind
+                and ("same_as" in e) == with_same_as)
+
+
+def by_id(lines):
+    return {r["id"]: r for r in lines}
+
+
+# --- the committed results -----------------------------------------------------------------
+
+def test_every_claim_id_once_and_counts_add_up():
+    lines, _ = build(REPO_ROOT / "results")
+    ids = Counter(r["id"] for r in lines)
+    assert set(ids) == set(RAW_IDS) and set(ids.values()) == {1}
+    assert len(RAW_IDS) == 799
+    ledger.check_ledger(lines, RAW_IDS)
+    counted = ledger.counts(lines)
+    assert counted["total"] == sum(counted["verdict"].values()) == len(RAW_IDS)
+    for by in ("section", "kind", "chapter", "basis"):
+        assert sum(sum(v.values()) for v in counted[by].values()) == len(RAW_IDS)
+    assert {s: sum(v.values()) for s, v in counted["section"].items()} == Counter(e["section"] for e in RAW)
+    assert {k: sum(v.values()) for k, v in counted["kind"].items()} == Counter(e["kind"] for e in RAW)
+
+
+def test_every_line_has_the_fields():
+    lines, _ = build(REPO_ROOT / "results")
+    for r in lines:
+        for key in ("id", "section", "kind", "paper", "ours", "interval", "verdict", "relation", "reason", "chapter"):
+            assert key in r
+        assert r["verdict"] in ledger.VERDICTS
+        if r["verdict"] in ledger.NEEDS_REASON:
+            assert r["reason"]
+
+
+# --- constructed results trees --------------------------------------------------------------
+
+def test_a_known_row_gives_its_verdict_and_chapter(tmp_path):
+    cid = entry_of("covariance", "result")
+    write_results(tmp_path, "02_covariance", {"tables": {"b": [row(cid, "not reproduced", ours=3.5)]}})
+    line = by_id(build(tmp_path)[0])[cid]
+    assert (line["verdict"], line["ours"], line["interval"], line["chapter"]) == ("not reproduced", 3.5,
+                                                                                 [0.5, 1.5], "02_covariance")
+    assert line["reason"] is None and line["relation"] is None and line["basis"] == "row"
+
+
+def test_the_first_row_in_file_then_key_order_wins(tmp_path):
+    cid = entry_of("covariance", "result")
+    write_results(tmp_path, "02_covariance", {"b": [row(cid, "partly", relation="a < b")],
+                                              "a": [row(cid, "reproduced")]})
+    write_results(tmp_path, "01_contract", {"z": [row(cid, "not reproduced")]})
+    line = by_id(build(tmp_path)[0])[cid]
+    assert (line["verdict"], line["chapter"], line["where"]) == ("not reproduced", "01_contract", "z/0")
+    assert line["rows"] == 3 and line["other verdicts"] == ["partly", "reproduced"]
+
+
+def test_missing_entries_of_a_built_section_get_reasons(tmp_path):
+    write_results(tmp_path, "02_covariance", {"rows": []})
+    lines = by_id(build(tmp_path)[0])
+    result, setup = entry_of("covariance", "result"), entry_of("covariance", "setup")
+    assert lines[result]["verdict"] == "not compared"
+    assert lines[result]["reason"] == "no row in chapter 02_covariance yet"
+    assert lines[setup]["verdict"] == "not compared" and lines[setup]["reason"] == ledger.SETTING_REASON
+    solver = entry_of("solver", "result")
+    assert lines[solver]["reason"] == "chapter not built yet" and lines[solver]["chapter"] is None
+    ledger.check_ledger(list(lines.values()), RAW_IDS)
+
+
+def test_an_entry_takes_the_row_of_the_same_value_printed_elsewhere(tmp_path):
+    entries = {e["id"]: e for e in RAW}
+    cid = next(e["id"] for e in RAW if e["section"] == "covariance" and e.get("same_as") in entries
+               and entries[e["same_as"]]["value"] == e["value"])
+    target = entries[cid]["same_as"]
+    write_results(tmp_path, "02_covariance", {"rows": [row(target, "reproduced")]})
+    line = by_id(build(tmp_path)[0])[cid]
+    assert (line["verdict"], line["via"], line["basis"]) == ("reproduced", target, "same value")
+
+
+def test_the_build_fails_on_an_entry_with_no_verdict(tmp_path):
+    cid = entry_of("contract", "result")
+    write_results(tmp_path, "01_contract", {"rows": [row(cid, None)]})
+    lines, _ = build(tmp_path)
+    with pytest.raises(ledger.LedgerError, match="no verdict"):
+        ledger.check_ledger(lines, RAW_IDS)
+
+
+def test_the_build_fails_on_a_missing_reason_a_doubled_or_a_missing_entry(tmp_path):
+    cid = entry_of("contract", "result")
+    write_results(tmp_path, "01_contract", {"rows": [row(cid, "not compared")]})
+    lines, _ = build(tmp_path)
+    with pytest.raises(ledger.LedgerError, match="without a reason"):
+        ledger.check_ledger(lines, RAW_IDS)
+    (tmp_path / "empty").mkdir()
+    good, _ = build(tmp_path / "empty")  # no results file: every entry "chapter not built"
+    with pytest.raises(ledger.LedgerError, match="more than once"):
+        ledger.check_ledger(good + good[:1], RAW_IDS)
+    with pytest.raises(ledger.LedgerError, match="missing"):
+        ledger.check_ledger(good[1:], RAW_IDS)
+
+
+def test_a_partly_row_that_records_no_relation_fails(tmp_path):
+    cid = entry_of("contract", "result")
+    write_results(tmp_path, "01_contract", {"rows": [row(cid, "partly", relation=None)]})
+    with pytest.raises(ledger.LedgerError, match="declare no relation"):
+        ledger.check_ledger(build(tmp_path)[0], RAW_IDS)
+
+
+def test_the_notebook_fails_on_an_entry_with_no_verdict(tmp_path):
+    cid = entry_of("contract", "result")
+    write_results(tmp_path / "in", "01_contract", {"rows": [row(cid, None)]})
+    with pytest.raises(pm.PapermillExecutionError) as info:
+        run_notebook("07_claims_ledger", tmp_path, results_dir=str(tmp_path / "in"))
+    assert info.value.ename == "LedgerError"
+    assert not (tmp_path / "results" / "07_claims_ledger.json").exists()
+
+
+# --- parameters and the disagreements file ----------------------------------------------------
+
+def test_parameters_refuse_a_results_dir_without_results(tmp_path):
+    with pytest.raises(ParameterError, match="results_dir"):
+        parameters.validate({"results_dir": str(tmp_path), "output_dir": str(tmp_path)})
+    with pytest.raises(ParameterError, match="output_dir"):
+        parameters.validate({"results_dir": str(tmp_path)})
+
+
+def test_every_disagreement_names_known_claims():
+    items = disagreements.load_disagreements(load_claims())
+    assert len(items) >= 13
+    assert all(set(RAW_IDS) >= set(d["claims"]) for d in items)
+
+
+def test_a_disagreement_with_an_unknown_claim_id_is_refused(tmp_path):
+    path = tmp_path / "d.yaml"
+    path.write_text(yaml.safe_dump([{"title": "t", "claims": ["no.such.id"], "values": "v", "note": "n"}]))
+    with pytest.raises(ValueError, match="no.such.id"):
+        disagreements.load_disagreements(load_claims(), path)
