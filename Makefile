@@ -15,7 +15,7 @@ NBVAL = $(PY) -m pytest --nbval $(NOTEBOOKS) --nbval-sanitize-with tests/nbval_s
 EMULATED_CPU = NPY_DISABLE_CPU_FEATURES="$$($(PY) -c 'from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(" ".join(d))')" \
 	ATEN_CPU_CAPABILITY=default NUMBA_CPU_NAME=generic NUMBA_CACHE_DIR="$$(mktemp -d)"
 
-.PHONY: setup test unit nbval portability book notebooks benchmark clean
+.PHONY: setup test unit nbval portability book notebooks check-book benchmark clean
 
 setup: $(STAMP)
 
@@ -51,6 +51,26 @@ notebooks: setup
 book: notebooks
 	$(VENV)/bin/jupyter-book build . -W --keep-going
 	@echo "book: $(CURDIR)/_build/html/index.html"
+
+# Build the book from the committed notebook outputs (nothing re-executes; --all starts
+# from a fresh Sphinx environment, so every warning shows again), then open every page in
+# headless Chromium (scripts/check_book.py): it fails on visible raw LaTeX, a request to
+# the network, an unresolved glue or role, a broken image, an error output, a table that
+# does not fit, and a chapter without a table and a figure. Screenshots: _build/screenshots/.
+# Installs Debian's chromium when it is missing and this runs as root.
+check-book: setup
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "check-book: installing Debian's chromium (apt-get install -y chromium)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || exit 1; \
+	  else \
+	    echo "check-book needs Debian's chromium: install it (sudo apt-get install -y chromium) or run make check-book as root."; \
+	    exit 1; \
+	  fi; \
+	fi
+	@rc=0; $(VENV)/bin/jupyter-book build . -W --keep-going --all || rc=$$?; \
+	  $(PY) scripts/check_book.py --chromium "$$(command -v chromium)" || rc=1; \
+	  exit $$rc
 
 benchmark: setup
 	$(PY) benchmarks/bench_collect.py

@@ -1,0 +1,458 @@
+#!/usr/bin/env python3
+"""Open every page of the built book in headless Chromium, check it, screenshot it.
+
+Builds nothing (`make check-book` builds first). Reads the page list from
+_toc.yml, opens each page of _build/html (or --html-dir) in one headless
+Chromium driven over the DevTools protocol (through `--remote-debugging-pipe`,
+so only the standard library is needed), waits until MathJax has typeset the
+page and its fonts are loaded, and then fails the page on:
+
+* visible raw LaTeX: `\\(`, `\\[`, `$$`, `$...\\frac...$` or a TeX command such as
+  `\\frac` or `\\operatorname` in the text a reader sees after MathJax ran, a
+  math element MathJax did not typeset, or a MathJax error (`mjx-merror`);
+* a request to the network (http/https): the book must render offline, so
+  MathJax must come from `_static/`, not from a CDN. The network is blocked
+  while the page loads;
+* an unresolved glue or role (`{glue`, `{cite`, `{claim`, `{numref`, ...);
+* a broken image: an `<img>` whose file is missing or whose naturalWidth is 0;
+* an error output: a traceback, an error or stderr output cell, or a docutils
+  problem/system message;
+* a comparison table (a "claim id" column after the row label) wider than the text column,
+  another table that runs past it without a horizontal scroll bar, or a table
+  cell whose text pandas cut with "..." (display.max_colwidth);
+* a chapter page (a notebook) without at least one table and one image.
+
+Code (cell inputs, code blocks, inline code) and anything hidden (collapsed
+cells) are not "visible text"; cell outputs are.
+A full-page PNG of every page goes to _build/screenshots/ (or --out).
+Prints one line per page; exits 1 when a page fails, 2 when it cannot run.
+
+Usage: python scripts/check_book.py [--html-dir _build/html] [--out _build/screenshots]
+                                    [--chromium /usr/bin/chromium] [--no-screenshots] [--allow-stderr]
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import fcntl
+import json
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+WIDTH, HEIGHT, MAX_SHOT_HEIGHT = 1280, 900, 16000
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--hide-scrollbars",
+    "--allow-file-access-from-files",
+    # no DNS: a page that needs the internet fails here as it would offline
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost",
+    f"--window-size={WIDTH},{HEIGHT}",
+]
+
+# ---------------------------------------------------------------- text checks (pure, unit-tested)
+
+# Delimiters MathJax would have consumed, and TeX commands (a backslash and two or more letters).
+RAW_LATEX = re.compile(
+    r"\\[()\[\]]"                          # \( \) \[ \]
+    r"|\$\$"                               # $$
+    r"|\$[^$\s][^$\n]*?[\\^_{}][^$\n]*?\$"  # $x_1$, $\frac{a}{b}$ (single-dollar math left as text)
+    r"|\\[A-Za-z]{2,}"                     # \frac, \operatorname, \mathrm, \sum, ...
+    r"|\\begin\{|\\end\{"
+)
+# MyST roles and glue left as literal text.
+LITERAL_ROLE = re.compile(
+    r"\{(?:glue|cite|claim|numref)\b[^}]*\}?"
+    r"|\{(?:ref|doc|eq|term|download|bibliography|math|prf:ref)(?::[\w-]+)*\}"
+)
+ERROR_TEXT = re.compile(r"Traceback \(most recent call last\)|^\w*Error: |^\w*Warning: ", re.MULTILINE)
+
+
+def _snippets(pattern: re.Pattern, text: str, width: int = 30, limit: int = 5) -> list[str]:
+    """Each hit with `width` characters of context; hits inside an earlier snippet are not repeated."""
+    out, covered = [], -1
+    for m in pattern.finditer(text):
+        if m.start() < covered:
+            continue
+        a, covered = max(0, m.start() - width), min(len(text), m.end() + width)
+        out.append(" ".join(text[a:covered].split()))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def raw_latex(text: str) -> list[str]:
+    """Snippets of `text` that look like LaTeX a reader would see unrendered."""
+    return _snippets(RAW_LATEX, text)
+
+
+def literal_roles(text: str) -> list[str]:
+    """Snippets of `text` with a MyST role or glue that was not resolved."""
+    return _snippets(LITERAL_ROLE, text)
+
+
+def error_text(text: str) -> list[str]:
+    """Snippets of `text` that look like a traceback or an error/warning line."""
+    return _snippets(ERROR_TEXT, text)
+
+
+def page_problems(facts: dict, chapter: bool, allow_stderr: bool = False) -> list[str]:
+    """Problems of one page from the facts the browser collected (see INSPECT_JS)."""
+    problems = []
+    text = facts.get("text", "")
+    if hits := raw_latex(text):
+        problems.append("raw LaTeX visible: " + " | ".join(repr(h) for h in hits))
+    if facts.get("unrendered_math"):
+        problems.append(f"{facts['unrendered_math']} math element(s) not typeset by MathJax: "
+                        + " | ".join(repr(s) for s in facts.get("unrendered_samples", [])))
+    if facts.get("math_errors"):
+        problems.append("MathJax error(s): " + " | ".join(repr(s) for s in facts["math_errors"]))
+    if facts.get("mathjax_state") == "timeout":
+        problems.append("MathJax did not finish typesetting")
+    if facts.get("mathjax_state") == "failed":
+        problems.append("MathJax failed: " + str(facts.get("mathjax_error", "")))
+    if facts.get("network"):
+        problems.append("requests the network (offline it breaks): " + ", ".join(facts["network"][:5]))
+    if hits := literal_roles(text):
+        problems.append("unresolved role/glue: " + " | ".join(repr(h) for h in hits))
+    if hits := error_text(text):
+        problems.append("error text: " + " | ".join(repr(h) for h in hits))
+    for img in facts.get("broken_images", []):
+        problems.append(f"broken image {img}")
+    errors = dict(facts.get("error_elements", {}))
+    stderr = errors.pop("output stderr", 0)
+    if errors:
+        problems.append("error output/markup: " + ", ".join(f"{k} x{v}" for k, v in sorted(errors.items())))
+    if stderr and not allow_stderr:
+        problems.append(f"{stderr} stderr output cell(s)")
+    for t in facts.get("clipped_tables", []):
+        problems.append(f"table does not fit: {t}")
+    if cut := facts.get("cut_cells"):
+        problems.append(f"{len(cut)} table cell(s) cut off with '...' (pandas display.max_colwidth), e.g. {cut[0]!r}")
+    if chapter and facts.get("tables", 0) < 1:
+        problems.append("chapter without a table")
+    if chapter and facts.get("images", 0) < 1:
+        problems.append("chapter without a figure (<img>)")
+    return problems
+
+
+def toc_pages(toc_path: Path) -> list[str]:
+    """Document names (without suffix) in _toc.yml order, through parts, chapters and sections."""
+    toc = yaml.safe_load(toc_path.read_text(encoding="utf-8"))
+    pages = [toc["root"]]
+
+    def walk(items):
+        for item in items or []:
+            if "file" in item:
+                pages.append(item["file"])
+            walk(item.get("sections"))
+            walk(item.get("chapters"))
+
+    walk(toc.get("chapters"))
+    for part in toc.get("parts", []) or []:
+        walk(part.get("chapters"))
+    return [re.sub(r"\.(md|ipynb)$", "", p) for p in pages]
+
+
+# ---------------------------------------------------------------- the browser
+
+WAIT_JS = """(async () => {
+  const t0 = Date.now();
+  // MathJax's script is deferred: wait until its startup object exists (pages without math have none).
+  while (document.querySelector('script[src*="mathjax" i]') && !(window.MathJax && MathJax.startup
+         && MathJax.startup.promise) && Date.now() - t0 < 20000) await new Promise(r => setTimeout(r, 50));
+  let state = 'none', error = '';
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    const done = MathJax.startup.promise.then(() => 'done', e => { error = String(e); return 'failed'; });
+    state = await Promise.race([done, new Promise(r => setTimeout(() => r('timeout'), 30000))]);
+  } else if (document.querySelector('script[src*="mathjax" i]')) {
+    state = 'not loaded';
+  }
+  await document.fonts.ready;
+  return JSON.stringify({state, error});
+})()"""
+
+INSPECT_JS = r"""(() => {
+  const root = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const typeset = document.querySelectorAll('mjx-container').length;
+  const math_errors = [...document.querySelectorAll('mjx-merror')].slice(0, 3).map(
+      el => (el.getAttribute('data-mjx-error') || el.textContent).slice(0, 80));
+  const math = [...document.querySelectorAll('.math, .tex2jax_process')].filter(
+      el => !el.closest('.cell_input') && !el.querySelector('mjx-container'));
+  const errorSel = {
+    'traceback': '.traceback, .output.traceback', 'output error': '.output.error',
+    'ansi red text': '.ansi-red-fg, .ansi-red-intense-fg', 'problematic': '.problematic',
+    'system message': '.system-message', 'output stderr': '.output.stderr'};
+  const error_elements = {};
+  for (const [k, sel] of Object.entries(errorSel)) {
+    const c = root.querySelectorAll(sel).length;
+    if (c) error_elements[k] = c;
+  }
+  const broken_images = [...document.querySelectorAll('img')].filter(
+      img => !img.complete || img.naturalWidth === 0).map(img => img.getAttribute('src') || '(no src)');
+  // Tables: a comparison table (a "claim id" column after the row label) must fit the text column
+  // whole (the issue: "the claim id cut off at the right edge"); another table, a ledger keyed by
+  // its first column included, may scroll, but is never clipped.
+  const column = (root.getBoundingClientRect().right || innerWidth) + 2;
+  const clipped_tables = [], scrolling_tables = [];
+  for (const t of root.querySelectorAll('table')) {
+    const r = t.getBoundingClientRect();
+    if (r.width === 0) continue;
+    let visibleRight = column, scrolls = false;
+    for (let a = t.parentElement; a && a !== root.parentElement; a = a.parentElement) {
+      const o = getComputedStyle(a).overflowX;
+      if (o !== 'visible') visibleRight = Math.min(visibleRight, a.getBoundingClientRect().right + 1);
+      if (o === 'auto' || o === 'scroll') scrolls = true;
+    }
+    if (r.right <= visibleRight) continue;
+    const head = t.tHead && t.tHead.rows[0] ? [...t.tHead.rows[0].cells] : [];
+    const idCol = head.findIndex(c => /^claim[ _-]?ids?$/i.test(c.textContent.trim()));
+    const label = head.map(c => c.textContent.trim()).filter(Boolean).slice(0, 3).join(', ');
+    if (idCol > 0) {  // a comparison table: the reader must see every column, the claim id included
+      clipped_tables.push(`comparison table ${Math.round(r.right - visibleRight)}px wider than the text column (${label}, ...)`);
+    } else if (!scrolls) {
+      clipped_tables.push(`${Math.round(r.right - visibleRight)}px past the text column (${label}, ...)`);
+    } else {
+      scrolling_tables.push(label);
+    }
+  }
+  // Cells that pandas cut at display.max_colwidth ("text_precision.both_arms.variance_identity_res..."):
+  // a claim id cut like that cannot be looked up.
+  const cut_cells = [...root.querySelectorAll('td, th')].map(c => c.textContent.trim()).filter(
+      t => t.length >= 40 && t.endsWith('...'));
+  // Last, what a reader sees as text (innerText: laid out, hidden parts left out) once the
+  // typeset math, cell inputs, code blocks and inline code are gone (code may show TeX or
+  // role syntax on purpose): this changes the page, so it runs after the screenshot.
+  // Cell outputs stay whole (a reader sees them as results).
+  const code = 'script, style, noscript, template, mjx-container, .cell_input, .headerlink';
+  root.querySelectorAll(code).forEach(el => el.remove());
+  root.querySelectorAll('div.highlight, pre, code').forEach(el => { if (!el.closest('.cell_output')) el.remove(); });
+  return JSON.stringify({
+    text: root.innerText,
+    tables: root.querySelectorAll('table').length,
+    images: root.querySelectorAll('img').length,
+    figures: root.querySelectorAll('figure').length,
+    typeset,
+    unrendered_math: math.length,
+    unrendered_samples: math.slice(0, 3).map(el => el.textContent.trim().slice(0, 60)),
+    math_errors,
+    error_elements, broken_images, clipped_tables, scrolling_tables, cut_cells,
+  });
+})()"""
+
+
+class ChromiumError(RuntimeError):
+    pass
+
+
+class Chromium:
+    """One headless Chromium driven over the DevTools protocol on a pipe (NUL-separated JSON)."""
+
+    def __init__(self, binary: str, profile: str):
+        to_child_r, self._to_child = os.pipe()
+        self._from_child, from_child_w = os.pipe()
+
+        def wire_fds():  # the child reads commands on fd 3 and writes replies on fd 4
+            r = fcntl.fcntl(to_child_r, fcntl.F_DUPFD, 10)
+            w = fcntl.fcntl(from_child_w, fcntl.F_DUPFD, 10)
+            os.dup2(r, 3)
+            os.dup2(w, 4)
+
+        cmd = [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"]
+        # chromium's own log goes to a file (a pipe nobody reads could fill up and stall it)
+        self._log = open(Path(profile) / "chromium.log", "w+b")  # noqa: SIM115 (closed in close())
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
+                                     preexec_fn=wire_fds,  # noqa: PLW1509 (this script runs no threads)
+                                     close_fds=False)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self._buf = b""
+        self._next_id = 0
+        self.events: list[dict] = []
+        targets = self.call("Target.getTargets")["targetInfos"]
+        page = next((t for t in targets if t["type"] == "page"), None)
+        target = page["targetId"] if page else self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+
+    def _read_message(self, deadline: float) -> dict:
+        while b"\0" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ChromiumError("no reply from chromium (timeout)")
+            ready, _, _ = select.select([self._from_child], [], [], left)
+            if ready:
+                chunk = os.read(self._from_child, 1 << 20)
+                if not chunk:
+                    self._log.seek(0)
+                    err = self._log.read().decode(errors="replace").strip().splitlines()[-3:]
+                    raise ChromiumError("chromium exited: " + " | ".join(err))
+                self._buf += chunk
+        msg, self._buf = self._buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def call(self, method: str, session: bool = False, timeout: float = 60, **params) -> dict:
+        self._next_id += 1
+        msg = {"id": self._next_id, "method": method, "params": params}
+        if session:
+            msg["sessionId"] = self.session
+        os.write(self._to_child, json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._read_message(deadline)
+            if reply.get("id") == self._next_id:
+                if "error" in reply:
+                    raise ChromiumError(f"{method}: {reply['error'].get('message')}")
+                return reply.get("result", {})
+            if "method" in reply:
+                self.events.append(reply)
+
+    def page(self, method: str, timeout: float = 60, **params) -> dict:
+        return self.call(method, session=True, timeout=timeout, **params)
+
+    def wait_event(self, name: str, timeout: float = 60) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, ev in enumerate(self.events):
+                if ev.get("method") == name:
+                    return self.events.pop(i)
+            self.events.append(self._read_message(deadline))
+
+    def evaluate(self, expression: str, timeout: float = 90):
+        res = self.page("Runtime.evaluate", timeout=timeout, expression=expression, awaitPromise=True,
+                        returnByValue=True)
+        if "exceptionDetails" in res:
+            raise ChromiumError("page script failed: " + json.dumps(res["exceptionDetails"])[:300])
+        return res["result"].get("value")
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=10)
+        except (ChromiumError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for fd in (self._to_child, self._from_child):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._log.close()
+
+
+def screenshot(browser: Chromium, png: Path, page_height: int) -> None:
+    """A full-page PNG: a viewport as tall as the page (capped), then back to the normal one
+    (captureBeyondViewport shifts this theme's layout)."""
+    height = max(HEIGHT, min(page_height, MAX_SHOT_HEIGHT))
+    browser.page("Emulation.setDeviceMetricsOverride", width=WIDTH, height=height, deviceScaleFactor=1, mobile=False)
+    try:
+        browser.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        shot = browser.page("Page.captureScreenshot", timeout=120, format="png")
+    finally:
+        browser.page("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT, deviceScaleFactor=1,
+                     mobile=False)
+    png.parent.mkdir(parents=True, exist_ok=True)
+    png.write_bytes(base64.b64decode(shot["data"]))
+
+
+def open_page(browser: Chromium, html_path: Path, png: Path | None) -> dict:
+    """Load one page offline, wait for MathJax and fonts, save a full-page PNG, collect the facts."""
+    browser.events.clear()
+    browser.page("Page.navigate", url=html_path.resolve().as_uri())
+    browser.wait_event("Page.loadEventFired", timeout=60)
+    waited = json.loads(browser.evaluate(WAIT_JS))
+    if png is not None:
+        screenshot(browser, png, browser.evaluate(
+            "Math.ceil(Math.max(document.documentElement.scrollHeight, document.body.scrollHeight))"))
+    facts = json.loads(browser.evaluate(INSPECT_JS))
+    facts["mathjax_state"], facts["mathjax_error"] = waited["state"], waited["error"]
+    facts["network"] = sorted({ev["params"]["request"]["url"] for ev in browser.events
+                               if ev.get("method") == "Network.requestWillBeSent"
+                               and ev["params"]["request"]["url"].startswith(("http:", "https:"))})
+    return facts
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="Open every page of the built book in headless Chromium and check it.")
+    ap.add_argument("--html-dir", default=str(ROOT / "_build" / "html"))
+    ap.add_argument("--out", default=str(ROOT / "_build" / "screenshots"))
+    ap.add_argument("--toc", default=str(ROOT / "_toc.yml"))
+    ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    ap.add_argument("--no-screenshots", action="store_true", help="check only, save no PNG")
+    ap.add_argument("--allow-stderr", action="store_true", help="do not fail on stderr output cells")
+    args = ap.parse_args()
+
+    html_dir, out = Path(args.html_dir), Path(args.out)
+    if not (html_dir / "index.html").exists():
+        print(f"check_book: no built book at {html_dir}; build it first (make check-book does).", file=sys.stderr)
+        return 2
+    if not Path(args.chromium).exists():
+        print(f"check_book: chromium not found at {args.chromium}; install Debian's chromium "
+              "(apt-get install -y chromium) or pass --chromium.", file=sys.stderr)
+        return 2
+
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="oscc-chromium-") as profile:
+        try:
+            browser = Chromium(args.chromium, profile)
+            browser.page("Page.enable")
+            browser.page("Network.enable")
+            browser.page("Network.setBlockedURLs", urls=["http://*", "https://*"])
+            browser.page("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT, deviceScaleFactor=1,
+                         mobile=False)
+        except (ChromiumError, OSError) as exc:
+            print(f"check_book: could not start chromium: {exc}", file=sys.stderr)
+            return 2
+        try:
+            for page in toc_pages(Path(args.toc)):
+                chapter = page.startswith("notebooks/")
+                kind = "chapter" if chapter else "page"
+                html_path = html_dir / f"{page}.html"
+                if not html_path.exists():
+                    print(f"FAIL {page} ({kind}): {html_path} missing")
+                    failed += 1
+                    continue
+                png = None if args.no_screenshots else out / (page.replace("/", "__") + ".png")
+                try:
+                    facts = open_page(browser, html_path, png)
+                except ChromiumError as exc:
+                    print(f"FAIL {page} ({kind}): {exc}")
+                    failed += 1
+                    continue
+                problems = page_problems(facts, chapter, args.allow_stderr)
+                info = (f"tables={facts['tables']} imgs={facts['images']} figures={facts['figures']} "
+                        f"math={facts['typeset']}" + (f" scrolling_tables={len(facts['scrolling_tables'])}"
+                                                      if facts["scrolling_tables"] else ""))
+                shot = "" if png is None else f" -> {os.path.relpath(png)}"
+                if problems:
+                    failed += 1
+                    print(f"FAIL {page} ({kind}, {info}):\n       " + "\n       ".join(problems))
+                else:
+                    print(f"OK   {page} ({kind}, {info}){shot}")
+        finally:
+            browser.close()
+    print(f"check_book: {'FAILED, ' + str(failed) + ' page(s)' if failed else 'all pages pass'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
