@@ -16,6 +16,7 @@ from oscc_core.chapters.selector.calibration import calibrate, label, natural_bo
 from oscc_core.chapters.selector.exact_root import exact_root
 from oscc_core.chapters.selector.pools import Pool, estimated_noise, pool_size_for
 from oscc_core.chapters.selector.root_policy import resolve_root_policy
+from oscc_core.chapters.selector.rule_bounds import branch_return_sets, fold_heavy_stratum, rule_score_bound
 from oscc_core.chapters.selector.scan import policy_scan, simplex_grid
 from oscc_core.chapters.selector.sweep import clopper_pearson_upper, sweep
 from oscc_core.reporting.params import ParameterError
@@ -85,6 +86,85 @@ def test_exact_stratum_noise_at_a_two_action_root_is_g1_norm2_times_the_enumerat
 def test_natural_bound_at_a_uniform_three_action_root_is_one_ninth_times_three_times_thirteen_squared(three):
     # G = I/3 - 11^T/9 has eigenvalues 1/3, 1/3, 0: ||G||_2^2 = 1/9; |R| <= 13 on each of 3 branches
     assert natural_bound(three, _policy("2", [1 / 3] * 3)) == pytest.approx(3 * 169 / 9, rel=1e-12)
+
+
+# --- the score bound the rules allow (rule_bounds.py) ------------------------------------------------
+
+def _openspiel_return_sets(history: str) -> dict:
+    """OpenSpiel enumeration: own card -> per legal root action, the acting player's terminal returns over
+    every opponent card, public card and continuation (any play the rules allow)."""
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("leduc_poker")
+
+    def returns(state, player):
+        if state.is_terminal():
+            return {state.returns()[player] + 0.0}
+        kids = [c for c, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+        return set().union(*(returns(state.child(k), player) for k in kids))
+
+    out = defaultdict(lambda: None)
+    start = game.new_initial_state()
+    for c0, _ in start.chance_outcomes():
+        for c1, _ in start.child(c0).chance_outcomes():
+            state = start.child(c0).child(c1)
+            for a in history:
+                state = state.child(int(a))
+            player = state.current_player()
+            own = (c0, c1)[player]
+            sets = [returns(state.child(a), player) for a in state.legal_actions()]
+            prev = out[own] or [set() for _ in sets]
+            out[own] = [x | y for x, y in zip(prev, sets)]
+    return {own: tuple(tuple(sorted(x)) for x in v) for own, v in out.items()}
+
+
+@pytest.mark.parametrize("root", ["", "2"])
+def test_branch_return_sets_match_an_openspiel_enumeration(root):
+    pi = _policy(root, [0.8, 0.1, 0.1] if root == "2" else [0.5, 0.5])
+    ours = branch_return_sets(root, pi)
+    theirs = _openspiel_return_sets(root)
+    assert len(ours) == len(theirs) == 6
+    for s, sets in ours.items():
+        own = int(s.split("[Private: ")[1].split("]")[0])
+        assert sets == theirs[own]
+
+
+def test_rule_score_bound_at_the_three_action_root_is_fold_minus_one_call_eleven_raise_thirteen():
+    # by hand: pi = (0.8, 0.1, 0.1), R = (-1, 11, 13), pi.R = 1.6, G R = pi * (R - pi.R) = (-2.08, 0.94, 1.14)
+    pi = _policy("2", [0.8, 0.1, 0.1])
+    got = rule_score_bound("2", pi)
+    assert got["bound"] == pytest.approx(2.08 ** 2 + 0.94 ** 2 + 1.14 ** 2, rel=1e-12)
+    assert got["returns"] == {"Fold": -1.0, "Call": 11.0, "Raise": 13.0}
+    assert got["ranges"] == {"Fold": (-1.0, -1.0), "Call": (-11.0, 11.0), "Raise": (-13.0, 13.0)}
+    # brute force over the box the OpenSpiel sets span, and below the natural bound
+    sets = next(iter(_openspiel_return_sets("2").values()))
+    q = np.array([0.8, 0.1, 0.1])
+    jac = np.diag(q) - np.outer(q, q)
+    brute = max(float(np.sum((jac @ np.array([f, c, r])) ** 2)) for f in sets[0] for c in sets[1] for r in sets[2])
+    assert got["bound"] == pytest.approx(brute, rel=1e-12)
+    assert got["bound"] < natural_bound(exact_root("2", "uniform"), pi)
+
+
+def test_rule_score_bound_equals_the_natural_bound_at_the_uniform_two_action_root(binary):
+    # both returns reach -13 and +13, and G = (1/4)[[1, -1], [-1, 1]]: ||G R||^2 = (R1 - R2)^2 / 8 = 26^2 / 8
+    pi = _policy("", [0.5, 0.5])
+    assert rule_score_bound("", pi)["bound"] == pytest.approx(26 ** 2 / 8, rel=1e-12)
+    assert rule_score_bound("", pi)["bound"] == pytest.approx(natural_bound(binary, pi), rel=1e-12)
+
+
+def test_fold_heavy_stratum_picks_the_folding_stratum_and_the_exact_noise_minimiser(three):
+    probs = {s: np.array([0.85, 0.1, 0.05]) if "[Private: 0]" in s or "[Private: 1]" in s
+             else np.array([0.1, 0.5, 0.4]) for s in _policy("2", [1 / 3] * 3).probs}
+    pi = type(_policy("2", [1 / 3] * 3))("test", ["Fold", "Call", "Raise"], probs)
+    got = fold_heavy_stratum(three, pi)
+    assert got["stratum"] == "J" and got["fold"] == pytest.approx(0.85)
+    noise = {a: three.noise(a, pi, "J") for a in ARMS}
+    assert got["noise"] == pytest.approx(noise) and got["oracle"] == min(noise, key=noise.get)
+    assert got["cov"]["independent"] == pytest.approx(0.0, abs=1e-12)
+    # N(arm) - N(independent) = 2 <g_C, g_R> E_I Cov(R_C, R_R | I) (Fold's return is constant)
+    q = np.array([0.85, 0.1, 0.05])
+    jac = np.diag(q) - np.outer(q, q)
+    for a in ARMS:
+        assert noise[a] - noise["independent"] == pytest.approx(2 * (jac[:, 1] @ jac[:, 2]) * got["cov"][a], abs=1e-12)
 
 
 # --- the root-policy scan ---------------------------------------------------------------------------

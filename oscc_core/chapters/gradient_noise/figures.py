@@ -13,7 +13,7 @@ def plot_noise_transfer(audit: NoiseAudit, setting: str, title: str):
     """Grouped bars: return, gradient and update ratios per arm with 95% intervals and the paper's values."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8.5, 4.2), dpi=100)
+    fig, ax = plt.subplots(figsize=(8.5, 4.8), dpi=100)
     x = np.arange(len(ROW_ARMS))
     width = 0.26
     colours = {"return": "#7aa6c2", "gradient": "#e3a857", "update": "#8fbf7f"}
@@ -34,7 +34,7 @@ def plot_noise_transfer(audit: NoiseAudit, setting: str, title: str):
     ax.set_ylabel("noise relative to independent (unitless)")
     ax.set_ylim(0, 1.2)
     ax.set_title(title)
-    ax.legend(loc="lower left", fontsize=8, ncol=2)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), fontsize=8, ncol=4)  # below the axes: no bar covered
     fig.tight_layout()
     return fig
 

@@ -18,7 +18,7 @@ def plot_calibration(rows: list[dict], sufficient: dict, delta: float, title: st
     and the positive regime's noise regret."""
     import matplotlib.pyplot as plt
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2), dpi=100)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 5.4), dpi=100)
     pos = [r for r in rows if r["map"] == "semantic"]
     n = [r["groups per stratum"] for r in pos]
     ax1.plot(n, [r["certification rate"] for r in pos], "o-", color="#1f77b4", label="ours: certification rate")
@@ -35,7 +35,7 @@ def plot_calibration(rows: list[dict], sufficient: dict, delta: float, title: st
     ax1.set_ylabel("share of stratum decisions certifying a coupling")
     ax1.set_ylim(-0.03, 1.03)
     ax1.set_title("positive regime (semantic map)")
-    ax1.legend(fontsize=7, loc="upper left")
+    ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     colors = {"semantic": "#1f77b4", "relabelled": "#2ca02c", "antithetic": "#d62728"}
     for mp, color in colors.items():
         rr = [r for r in rows if r["map"] == mp]
@@ -44,14 +44,17 @@ def plot_calibration(rows: list[dict], sufficient: dict, delta: float, title: st
                      color=color, label=f"false selection, {REGIMES[mp]} ({mp})")
             ax2.plot([r["groups per stratum"] for r in rr], [r["family-wise upper 95%"] for r in rr], "v",
                      color=color, ms=4, alpha=0.6)
+    ax2.plot([], [], "v", color="grey", ms=4, alpha=0.6, label="exact upper 95% bound on false selection")
     ax2.axhline(delta, color="black", ls="--", lw=1, label=f"delta = {delta:g}")
     ax2.plot(n, [r["noise regret"] for r in pos], "s-", color="#9467bd", label="noise regret, positive regime")
     ax2.set_xscale("log", base=2)
     ax2.set_yscale("symlog", linthresh=1e-3)
+    top = max([delta] + [r["noise regret"] for r in pos] + [r["family-wise upper 95%"] for r in rows])
+    ax2.set_ylim(top=4 * top)                  # headroom: no marker on the frame
     ax2.set_xlabel("calibration groups per stratum")
-    ax2.set_ylabel("rate (family-wise; triangles: upper 95%) / regret (noise units)")
+    ax2.set_ylabel("false-selection rate; regret (noise units)")
     ax2.set_title("false selection and regret")
-    ax2.legend(fontsize=7, loc="upper right")
+    ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
@@ -97,5 +100,5 @@ def calibration_figure(rows: list[dict], sufficient: dict, p, bound: float, n_co
 def policy_scan_figure(scan, policy: RootPolicy, root: str):
     """plot_policy_scan with the notebook's root policy marked (when it is the same at every information state)."""
     return plot_policy_scan(scan, policy.common_probs(),
-                            f"Leduc root {root!r}: exact argmin of the noise trace vs of the mean "
+                            f"Leduc root {root!r}: exact argmin of the noise trace\nvs of the mean "
                             f"pairwise contrast variance ({len(scan)} root policies)")
