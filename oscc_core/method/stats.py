@@ -274,3 +274,82 @@ def estimate_from_replicates(value: float, replicates: np.ndarray, exact: float 
     """An Estimate of `value` with the percentile interval and standard error of its bootstrap replicates."""
     lo, hi = percentile_interval(replicates)
     return Estimate(float(value), lo, hi, None if exact is None else float(exact), bootstrap_se(replicates))
+
+
+# --- intervals over seeds ------------------------------------------------------
+
+def student_t_cdf(t: float, df: int) -> float:
+    """P(T <= t) for Student's t with an integer number of degrees of freedom df >= 1.
+
+    Closed form for integer df (Abramowitz and Stegun 26.7.3-4): with
+    theta = atan(t / sqrt(df)), P(|T| < |t|) is a finite trigonometric sum.
+    """
+    if isinstance(df, bool) or not isinstance(df, (int, np.integer)) or df < 1:
+        raise ValueError(f"df must be a positive integer, got {df!r}.")
+    theta = math.atan(abs(t) / math.sqrt(df))
+    s, c = math.sin(theta), math.cos(theta)
+    if df % 2:                                    # odd: (2/pi) (theta + sin cos (1 + 2/3 c^2 + 2*4/(3*5) c^4 + ...))
+        term, series = 1.0, 1.0 if df > 1 else 0.0
+        for k in range(1, (df - 1) // 2):
+            term *= (2 * k) / (2 * k + 1) * c * c
+            series += term
+        inside = 2.0 / math.pi * (theta + s * c * series)
+    else:                                         # even: sin (1 + 1/2 c^2 + 1*3/(2*4) c^4 + ...)
+        term, series = 1.0, 1.0
+        for k in range(1, df // 2):
+            term *= (2 * k - 1) / (2 * k) * c * c
+            series += term
+        inside = s * series
+    return 0.5 + math.copysign(inside / 2.0, t)
+
+
+def student_t_quantile(probability: float, df: int) -> float:
+    """The t with P(T <= t) = probability for Student's t with integer df (bisection to float precision)."""
+    if not 0.0 < probability < 1.0:
+        raise ValueError(f"probability must be in (0, 1), got {probability!r}.")
+    if probability < 0.5:
+        return -student_t_quantile(1.0 - probability, df)
+    low, high = 0.0, 1.0
+    while student_t_cdf(high, df) < probability:
+        low, high = high, 2.0 * high
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        if mid in (low, high):
+            break
+        low, high = (mid, high) if student_t_cdf(mid, df) < probability else (low, mid)
+    return 0.5 * (low + high)
+
+
+@dataclass(frozen=True)
+class TInterval:
+    """mean +- t_{(1+level)/2, n-1} * sd / sqrt(n) over n seeds (units of the values).
+
+    `sd` is the sample standard deviation (ddof=1), `t` the Student quantile.
+    """
+
+    mean: float
+    low: float
+    high: float
+    half_width: float
+    sd: float
+    n: int
+    t: float
+    level: float
+
+    def as_dict(self) -> dict:
+        return {"mean": self.mean, "low": self.low, "high": self.high, "half_width": self.half_width,
+                "sd": self.sd, "n": self.n, "t": self.t, "level": self.level}
+
+
+def t_interval(values, level: float = 0.95) -> TInterval:
+    """Student-t interval of the mean of per-seed values (at least two finite values)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}.")
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if v.size < 2 or not np.all(np.isfinite(v)):
+        raise ValueError(f"values must hold at least two finite numbers (one per seed), got {v.tolist()}.")
+    n = int(v.size)
+    mean, sd = float(v.mean()), float(v.std(ddof=1))
+    t = student_t_quantile((1.0 + level) / 2.0, n - 1)
+    half = t * sd / math.sqrt(n)
+    return TInterval(mean, mean - half, mean + half, half, sd, n, t, float(level))
