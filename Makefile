@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
 # Test runs never write into the repository: every notebook's output_dir is
-# redirected to a fresh temporary directory (oscc_core.params honours OSCC_OUTPUT_DIR).
+# redirected to a fresh temporary directory (oscc_core.reporting.params honours OSCC_OUTPUT_DIR).
 TMP_OUTPUT = OSCC_OUTPUT_DIR="$$(mktemp -d)"
 NBVAL = $(PY) -m pytest --nbval $(NOTEBOOKS) --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
 # An emulated different CPU: numpy's dispatch above its baseline, torch's vector

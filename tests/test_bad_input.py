@@ -1,4 +1,4 @@
-"""Bad input to the library and to the notebook checks in `oscc_core.params`: one clear ValueError, up front."""
+"""Bad input to the library and to the notebook checks in `oscc_core.reporting.params`: one clear ValueError, up front."""
 import hashlib
 import json
 import os
@@ -161,7 +161,7 @@ def test_policy_file_is_recorded_by_content_not_path(tmp_path):
     assert params.policy_source_record("cfr_plus") == "cfr_plus"
 
 
-def test_output_dir_override_redirects_every_notebook_write(tmp_path, monkeypatch):
+def test_output_dir_override_replaces_the_checked_output_dir(tmp_path, monkeypatch):
     target = tmp_path / "redirected"
     monkeypatch.setenv(params.OUTPUT_DIR_OVERRIDE, str(target))
     assert params.check_output_dir("output_dir", "../results") == target

@@ -174,3 +174,14 @@ def test_a_disagreement_with_an_unknown_claim_id_is_refused(tmp_path):
     path.write_text(yaml.safe_dump([{"title": "t", "claims": ["no.such.id"], "values": "v", "note": "n"}]))
     with pytest.raises(ValueError, match="no.such.id"):
         disagreements.load_disagreements(load_claims(), path)
+
+
+@pytest.mark.parametrize("relation, holds", [(None, None), ("full < independent", False),
+                                             ("full < independent", None)])
+def test_a_partly_entry_needs_a_declared_relation_that_holds(relation, holds):
+    from oscc_core.chapters.claims_ledger.ledger import LedgerError, check_ledger
+
+    line = {"id": "x", "verdict": "partly", "relation": relation, "relation holds": holds, "reason": None}
+    with pytest.raises(LedgerError, match="partly entries declare no relation that holds"):
+        check_ledger([line], ["x"])
+    check_ledger([{**line, "relation": "full < independent", "relation holds": True}], ["x"])

@@ -261,8 +261,11 @@ def test_pool_size_covers_the_rarest_stratum_of_the_root_law():
     strata = defaultdict(float)
     for (own, _), w in root_law("2")[2].items():
         strata[own // 2] += w
-    need = 100 * 3 / min(strata.values())
-    assert pool_size_for("2", "uniform", 100, 3) == math.ceil(need * 1.08 + 10 * math.sqrt(need))
+    n = pool_size_for("2", "uniform", 100, 3)
+    rarest = min(strata.values())
+    # the rarest stratum's count is Binomial(n, rarest): four standard deviations below its mean
+    # must still hold 3 disjoint ranges of 100 groups
+    assert n * rarest - 4 * math.sqrt(n * rarest * (1 - rarest)) >= 100 * 3
 
 
 def test_label_names_one_arm_or_each_stratum():

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from oscc_core.policy import save_policy, uniform_policy
 from oscc_core.reporting import runner
 
@@ -85,3 +87,12 @@ def test_small_run_writes_outside_results_and_records_the_policy_file_by_content
         "source": "file", "sha256": hashlib.sha256(policy_file.read_bytes()).hexdigest()}
     assert str(tmp_path) not in json.dumps(manifest)
     assert sorted(p.name for p in (REPO / "results").iterdir()) == before
+
+
+def test_the_test_output_override_is_refused_so_results_go_where_the_runner_says(monkeypatch, tmp_path):
+    from oscc_core.reporting.params import OUTPUT_DIR_OVERRIDE
+
+    monkeypatch.setenv(OUTPUT_DIR_OVERRIDE, str(tmp_path / "elsewhere"))
+    with pytest.raises(runner.UsageError, match=OUTPUT_DIR_OVERRIDE):
+        runner.run("covariance", [], str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()

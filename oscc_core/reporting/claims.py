@@ -158,14 +158,16 @@ def verdict(
         if lo > hi:
             raise ValueError(f"The interval is reversed: low={lo} > high={hi}.")
         ok = lo <= p <= hi  # False when any side is NaN
+        missing = math.isnan(lo) or math.isnan(hi)
     else:
         if estimate is None:
             raise ValueError("Give an estimate or a 95% interval.")
         e = _finite(estimate, "estimate")
         ok = (not math.isnan(e)) and abs(e - p) <= RELATIVE_TOLERANCE * abs(p)
+        missing = math.isnan(e)
     if ok:
         return REPRODUCED
-    if relation is not None and relation.holds:
+    if relation is not None and relation.holds and not missing:   # no number, no size to miss: never partly
         return PARTLY
     return NOT_REPRODUCED
 

@@ -9,7 +9,8 @@ library (a results file, a glued value, a printed table) is rounded to
 `SIGNIFICANT_DIGITS`; a float below `ZERO_TOLERANCE` in magnitude is zero up
 to rounding and is stored and glued as 0.0, and shown in a table against its
 tolerance (`residual_text`, "< 1e-12"), never as raw rounding noise.  The
-bytes are then the same on every CPU.
+bytes are then the same on every CPU unless a last-bit difference lands on a
+rounding boundary of the tenth digit (rare; `make portability` checks it).
 """
 from __future__ import annotations
 

@@ -217,6 +217,9 @@ class Row(Mapping):
         """A claim printed as 'k/n': the verdict compares the rates k/n by the verdict rule."""
         paper = claims.claim(claim_id)
         pn, pd_ = parse_fraction(paper)
+        if den <= 0 or pd_ <= 0:
+            raise ValueError(f"{quantity}: a fraction needs a positive denominator, got {num}/{den} "
+                             f"against the paper's {paper}.")
         verdict = claims.verdict(float(Fraction(pn, pd_)), float(Fraction(num, den)))  # no relation: never partly
         return cls(quantity, paper, f"{num}/{den}", verdict, claim_id)
 
@@ -245,6 +248,7 @@ class Row(Mapping):
     def as_dict(self) -> dict:
         out = {"quantity": self.quantity, "paper": self.paper, "ours": self.ours, "95% interval": self.interval,
                "exact": self.exact, "relative deviation": self.relative_deviation, "relation": self.relation,
+               "relation holds": self.relation_holds if self.relation is not None else None,
                "verdict": self.verdict, "claim id": self.claim_id}
         if self.paper_interval is not None:
             out["paper 95% interval"] = self.paper_interval

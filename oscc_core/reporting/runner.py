@@ -147,8 +147,15 @@ def run(chapter: str, pairs, output_dir: "str | None" = None) -> Path:
     Raises UsageError (bad command line, or a parameter the notebook refuses)
     or papermill's PapermillExecutionError (the notebook failed later).
     """
+    import os
+
     import papermill as pm
 
+    from oscc_core.reporting.params import OUTPUT_DIR_OVERRIDE
+
+    if os.environ.get(OUTPUT_DIR_OVERRIDE):
+        raise UsageError(f"{OUTPUT_DIR_OVERRIDE} is set, so the notebook would write there and not where the runner "
+                         f"says; unset it (it is for the test targets) and give -o instead.")
     notebook = find_chapter(chapter)
     parameters = build_parameters(declared_parameters(notebook), pairs)
     out = check_output_dir(Path(output_dir)) if output_dir else fresh_output_dir(notebook.stem)

@@ -15,6 +15,8 @@ from oscc_core.reporting.rows import NO_PAPER, relative_deviation
 # Book tables show every cell whole: pandas would cut text (claim ids) at 50 characters.
 pd.set_option("display.max_colwidth", None)
 
+#: Record fields a table does not show (the verdict already says whether the relation holds).
+RECORD_ONLY = ("relation holds",)
 COLUMN_ORDER = ("quantity", "paper", "paper 95% interval", "ours", "95% interval", "exact", "relative deviation",
                 "relation", "verdict", "reason", "claim id")
 
@@ -53,7 +55,8 @@ def comparison_frame(rows: list[dict], digits: int = 4):
             r.setdefault("relation", None)
             r["relative deviation"] = deviation_text(r["relative deviation"])
     seen = list(dict.fromkeys(k for r in rows for k in r))
-    columns = [c for c in COLUMN_ORDER if c in seen] + [c for c in seen if c not in COLUMN_ORDER]
+    columns = [c for c in COLUMN_ORDER if c in seen] + \
+        [c for c in seen if c not in COLUMN_ORDER and c not in RECORD_ONLY]
     return pd.DataFrame([{c: fmt(r.get(c)) for c in columns} for r in rows])
 
 

@@ -27,10 +27,9 @@ from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS, RowRecord
 from oscc_core.reporting import claims
 
 REPRODUCED, PARTLY, NOT_REPRODUCED = claims.REPRODUCED, claims.PARTLY, claims.NOT_REPRODUCED
-IMPOSSIBLE = "impossible under the rules"
-NOT_COMPARED = "not compared"
+IMPOSSIBLE, NOT_COMPARED = claims.IMPOSSIBLE, claims.NOT_COMPARED
 #: The verdicts of DESIGN.md section 10, in the order tables and figures show them.
-VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED, IMPOSSIBLE, NOT_COMPARED)
+VERDICTS = claims.VERDICTS
 #: Verdicts that need a one-sentence reason.
 NEEDS_REASON = (IMPOSSIBLE, NOT_COMPARED)
 BASES = ("row", "same value", "chapter not built", "setting", "no row")
@@ -71,13 +70,13 @@ def _from_row(base: dict, rows: list[RowRecord], basis: str, via: str | None) ->
             "relation": first.get("relation"), "relative deviation": first.get("relative deviation"),
             "reason": first.get("reason"), "chapter": rows[0].chapter, "where": rows[0].where, "basis": basis,
             "via": via, "rows": len(rows), "other verdicts": others or None,
-            "relation recorded": "relation" in first}
+            "relation holds": first.get("relation holds")}
 
 
 def _not_compared(base: dict, reason: str, basis: str) -> dict:
     return {**base, "ours": None, "interval": None, "exact": None, "verdict": NOT_COMPARED, "relation": None,
             "relative deviation": None, "reason": reason, "chapter": None, "where": None, "basis": basis,
-            "via": None, "rows": 0, "other verdicts": None, "relation recorded": False}
+            "via": None, "rows": 0, "other verdicts": None, "relation holds": None}
 
 
 def build_ledger(entries: dict[str, dict], rows: dict[str, list[RowRecord]], built: set[str]) -> list[dict]:
@@ -111,8 +110,7 @@ def build_ledger(entries: dict[str, dict], rows: dict[str, list[RowRecord]], bui
 def check_ledger(ledger: list[dict], claim_ids) -> None:
     """Raise `LedgerError` unless every claim id appears exactly once with a known verdict and needed reason.
 
-    A partly entry whose row records the relation field must declare one; rows of results files written
-    before rows carried relations (no "relation" key) are counted by `counts` instead.
+    A partly entry must declare a relation, and the relation must hold on our numbers (DESIGN section 10).
     """
     seen = Counter(r["id"] for r in ledger)
     doubled = sorted(cid for cid, n in seen.items() if n > 1)
@@ -134,9 +132,9 @@ def check_ledger(ledger: list[dict], claim_ids) -> None:
         problems.append(f"{len(no_reason)} entries are not compared or impossible without a reason "
                         f"(first: {no_reason[0]})")
     no_relation = [r["id"] for r in ledger
-                   if r.get("verdict") == PARTLY and r.get("relation recorded") and not r.get("relation")]
+                   if r.get("verdict") == PARTLY and not (r.get("relation") and r.get("relation holds") is True)]
     if no_relation:
-        problems.append(f"{len(no_relation)} partly entries declare no relation (first: {no_relation[0]})")
+        problems.append(f"{len(no_relation)} partly entries declare no relation that holds (first: {no_relation[0]})")
     if problems:
         raise LedgerError("The claims ledger is incomplete: " + "; ".join(problems) + ".")
 
@@ -157,14 +155,12 @@ def counts(ledger: list[dict]) -> dict:
             "kind": _count(ledger, lambda r: r["kind"]),
             "chapter": _count(ledger, lambda r: r["chapter"] or "none"),
             "basis": _count(ledger, lambda r: r["basis"]),
-            "partly without recorded relation": sum(r["verdict"] == PARTLY and not r["relation recorded"]
-                                                    for r in ledger),
             "entries with rows that disagree": sum(bool(r["other verdicts"]) for r in ledger)}
 
 
 def record(ledger: list[dict]) -> list[dict]:
-    """The ledger as the results file keeps it (the internal "relation recorded" flag dropped)."""
-    return [{k: v for k, v in r.items() if k != "relation recorded"} for r in ledger]
+    """The ledger as the results file keeps it."""
+    return [dict(r) for r in ledger]
 
 
 def payload(ledger: list[dict], counted: dict, disagreements: list[dict], sources: dict) -> dict:
@@ -183,5 +179,4 @@ def glue_values(counted: dict) -> dict[str, str]:
             "ledger_own_row": f"{basis['row']:,}", "ledger_same_value": f"{basis['same value']:,}",
             "ledger_not_built": f"{basis['chapter not built']:,}", "ledger_setting": f"{basis['setting']:,}",
             "ledger_no_row": f"{basis['no row']:,}",
-            "ledger_partly_unrecorded": f"{counted['partly without recorded relation']:,}",
             "ledger_rows_disagree": f"{counted['entries with rows that disagree']:,}"}

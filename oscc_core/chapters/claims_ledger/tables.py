@@ -5,12 +5,14 @@ import html
 
 from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS
 from oscc_core.chapters.claims_ledger.ledger import BASES, VERDICTS
+from oscc_core.reporting import claims
+from oscc_core.reporting.tables import deviation_text
 
 SECTION_ORDER = tuple(SECTION_CHAPTERS)
 
 
 def value_text(x) -> str:
-    """A value as the ledger shows it: numbers to 6 significant digits, intervals in brackets, None as '—'."""
+    """A value as the ledger shows it: numbers as the paper prints them, intervals in brackets, None as '—'."""
     if x is None:
         return "—"
     if isinstance(x, bool):
@@ -18,15 +20,10 @@ def value_text(x) -> str:
     if isinstance(x, int):
         return f"{x:,}"
     if isinstance(x, float):
-        return f"{x:.6g}"
+        return claims.format_value(x)
     if isinstance(x, (list, tuple)):
         return "[" + ", ".join(value_text(v) for v in x) + "]"
     return str(x)
-
-
-def deviation_text(x) -> str:
-    """A relative deviation as a signed percentage, or '—'."""
-    return "—" if x is None else f"{100.0 * float(x):+.1f}%"
 
 
 def counts_frame(counts: dict, by: str = "section"):

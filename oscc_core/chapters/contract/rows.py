@@ -13,7 +13,7 @@ from oscc_core.reporting.rows import Relation, Row
 
 #: the columns of a comparison row the results file records (reason only where the row has one)
 RECORDED_COLUMNS = ("quantity", "claim id", "paper", "ours", "95% interval", "relative deviation", "relation",
-                    "verdict")
+                    "relation holds", "verdict")
 
 
 def _ci(x: float, se: float) -> tuple[float, float]:
