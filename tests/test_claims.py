@@ -249,3 +249,20 @@ def test_residual_text_names_the_tolerance_and_shows_a_failure():
     assert residual_text(2.2e-16) == "< 1e-12"
     assert residual_text(-1.1e-15, 5e-12) == "< 5e-12"
     assert residual_text(3e-9) == "3.00e-09"
+
+
+def test_saved_figures_carry_no_software_stamp(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from oscc_core.reporting.results import save_figure
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    path = save_figure(fig, tmp_path / "new", "f.png")
+    plt.close(fig)
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"matplotlib" not in data.lower()     # the version stamp would make bytes differ between installs

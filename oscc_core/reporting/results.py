@@ -97,3 +97,12 @@ def manifest(parameters: dict, device: str) -> dict:
             "device": str(device), "torch_version": torch.__version__.split("+")[0],
             "python_version": platform.python_version()}
     return {**body, "sha256": digest(body)}
+
+
+def save_figure(fig, output_dir, name: str) -> Path:
+    """Write `fig` as PNG `name` into `output_dir` (created if missing), without matplotlib's software stamp,
+    so that the bytes do not depend on the installed version; returns the path."""
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out / name, metadata={"Software": None})
+    return out / name

@@ -5,8 +5,6 @@ software stamp, so that the bytes depend only on the numbers.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS
@@ -85,14 +83,6 @@ def plot_contrast_variance(records: list[dict], main_full: float):
     ax.legend(loc="upper right", fontsize=8, ncol=2)
     fig.tight_layout()
     return fig
-
-
-def save_figure(fig, output_dir, name: str) -> Path:
-    """Write the figure as PNG `name` into `output_dir` (created if missing), without the software stamp."""
-    out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out / name, metadata={"Software": None})
-    return out / name
 
 
 REDUCTION_CLAIM = "main.caption.variance_reduction"

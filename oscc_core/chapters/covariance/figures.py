@@ -41,9 +41,3 @@ def plot_contrast_variance(audit: PairedAudit, title: str):
     ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
     return fig
-
-
-def save_figure(fig, output_dir) -> None:
-    """Write the figure as PNG into `output_dir` (created if missing), without the software stamp."""
-    output_dir.mkdir(parents=True, exist_ok=True)
-    fig.savefig(output_dir / FIGURE_FILE, metadata={"Software": None})
