@@ -322,3 +322,14 @@ def test_zero_iterations_of_cfr_plus_give_the_uniform_policy():
     policy = cfr_plus("kuhn", 0)
     assert sorted(policy) == sorted(uniform_policy("kuhn"))
     assert all(list(probs) == [0.5, 0.5] for probs in policy.values())
+
+
+def test_the_paper_order_is_independent_root_only_continuation_only_full():
+    from oscc_core.engine.arms import in_paper_order
+
+    falling = {"independent": 4.0, "root_only": 3.0, "continuation_only": 2.0, "full": 1.0}
+    assert in_paper_order(falling)
+    assert not in_paper_order(falling, decreasing=False)
+    assert in_paper_order({a: -v for a, v in falling.items()}, decreasing=False)
+    assert not in_paper_order({**falling, "root_only": 1.5})      # continuation_only above root_only
+    assert not in_paper_order({**falling, "full": 2.0})           # a tie is not an ordering

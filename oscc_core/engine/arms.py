@@ -39,3 +39,10 @@ def get_arm(arm: "str | Arm") -> Arm:
     if arm not in ARMS:
         raise ValueError(f"arm must be one of {list(ARMS)}, got {arm!r}.")
     return ARMS[arm]
+
+
+def in_paper_order(values: dict, decreasing: bool = True) -> bool:
+    """Whether `values` (arm -> number) are strictly ordered along PAPER_ARMS, the paper's ordering
+    independent, root_only, continuation_only, full (decreasing, e.g. variances; or increasing)."""
+    v = [values[a] for a in PAPER_ARMS]
+    return all((x > y) if decreasing else (x < y) for x, y in zip(v, v[1:]))

@@ -8,11 +8,9 @@ consumes.
 """
 from __future__ import annotations
 
-from itertools import pairwise
-
 from oscc_core.chapters.covariance.pair_rows import PAPER_ARM_VARIANCE, row
 from oscc_core.chapters.covariance.paired_audit import PairedAudit
-from oscc_core.engine.arms import ARMS, PAPER_ARMS
+from oscc_core.engine.arms import ARMS, PAPER_ARMS, in_paper_order
 from oscc_core.reporting import claims
 from oscc_core.reporting.rows import Relation, Row
 
@@ -43,9 +41,9 @@ def coupling_rows(audit: PairedAudit) -> list[Row]:
     v = {a: audit.contrast_var(a) for a in ARMS}
     c = {a: audit.covariance(a) for a in ARMS}
     var_order = Relation("variance: " + " > ".join(PAPER_ARMS),
-                         all(v[x].value > v[y].value for x, y in pairwise(PAPER_ARMS)))
+                         in_paper_order({a: v[a].value for a in PAPER_ARMS}))
     cov_order = Relation("covariance: " + " < ".join(PAPER_ARMS),
-                         all(c[x].value < c[y].value for x, y in pairwise(PAPER_ARMS)))
+                         in_paper_order({a: c[a].value for a in PAPER_ARMS}, decreasing=False))
     rows = []
     for arm in ARMS:
         var_id, cov_id = COUPLING_CLAIMS[arm]

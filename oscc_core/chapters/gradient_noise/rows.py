@@ -13,7 +13,7 @@ from oscc_core.chapters.gradient_noise.frontier import FrontierArm
 from oscc_core.chapters.gradient_noise.screen import ScreenResult
 from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
 from oscc_core.chapters.gradient_noise.updates import ratio_quantiles
-from oscc_core.engine.arms import PAPER_ARMS
+from oscc_core.engine.arms import PAPER_ARMS, in_paper_order
 from oscc_core.method.stats import Estimate
 from oscc_core.reporting import claims
 from oscc_core.reporting.rows import NO_PAPER, Relation, Row
@@ -27,12 +27,6 @@ CLIPPING_ROWS = {"connectivity control": "connectivity_control", "behaviour-lag 
 
 
 ORDER_TEXT = " > ".join(PAPER_ARMS)   # the paper's ordering of the fixed arms
-
-
-def _ordered(values: dict[str, float]) -> bool:
-    """independent > root_only > continuation_only > full (the paper's ordering of the fixed arms)."""
-    v = [values[a] for a in PAPER_ARMS]
-    return all(x > y for x, y in zip(v, v[1:]))
 
 
 def _lowest(est: Estimate, values: list[float], what: str) -> Relation:
@@ -53,7 +47,7 @@ def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[dict]:
     rows = []
     for q, col in (("return", "return_ratio"), ("gradient", "gradient_ratio"), ("update", "update_ratio")):
         est = {a: audit.ratio(q, a, setting) for a in ROW_ARMS}
-        order = Relation(f"{q} ratio: {ORDER_TEXT}", _ordered({a: est[a].value for a in PAPER_ARMS}))
+        order = Relation(f"{q} ratio: {ORDER_TEXT}", in_paper_order({a: est[a].value for a in PAPER_ARMS}))
         for a in ROW_ARMS:
             if a == "independent":
                 rel = None
@@ -125,8 +119,8 @@ def frontier_rows(front: dict[str, FrontierArm]) -> list[dict]:
     """tab:physical-cost-frontier: calls, transitions, wall time (not compared), contrast variance, noise trace."""
     rows = []
     order_v = Relation(f"contrast variance: {ORDER_TEXT}",
-                       _ordered({a: front[a].contrast_var.value for a in PAPER_ARMS}))
-    order_n = Relation(f"noise trace: {ORDER_TEXT}", _ordered({a: front[a].noise.value for a in PAPER_ARMS}))
+                       in_paper_order({a: front[a].contrast_var.value for a in PAPER_ARMS}))
+    order_n = Relation(f"noise trace: {ORDER_TEXT}", in_paper_order({a: front[a].noise.value for a in PAPER_ARMS}))
     for a in ROW_ARMS:
         f = front[a]
         key = f"cost_frontier.{PAPER_KEY[a]}"

@@ -94,12 +94,11 @@ def action_support_rows(label_: str, run: RootSelection, *, noise_weights: str) 
     return out
 
 
-def side_of_independent(name: str, col: str, paper: float, paper_ind: float, ours: float,
+def side_of_independent(name: str, label: str, paper: float, paper_ind: float, ours: float,
                         ours_ind: float) -> Relation:
-    """The paper's side of the independent row for arm `name` in column `col` ('<' or '>='), on ours."""
+    """The paper's side of the independent row for arm `name` in the column `label` ('<' or '>='), on ours."""
     below = paper < paper_ind
-    return Relation(f"{col.replace('_', ' ')}: {name} {'<' if below else '>='} independent",
-                    (ours < ours_ind) == below)
+    return Relation(f"{label}: {name} {'<' if below else '>='} independent", (ours < ours_ind) == below)
 
 
 PAPER_SELECTOR_ROW = {"independent": "independent", "full": "full", "RV-Select": "rv_select",
@@ -124,7 +123,8 @@ def action_support_comparison(rows: list[dict], n_actions: int, groups_per_strat
             paper = float(claims.claim(f"{key}.{col}"))
             paper_ind = float(claims.claim(f"{prefix}.independent.{col}"))
             ours, ours_ind = r[field_], by["independent"][field_]
-            rel = None if name == "independent" else side_of_independent(name, col, paper, paper_ind, ours, ours_ind)
+            rel = None if name == "independent" else side_of_independent(name, col.replace("_", " "), paper, paper_ind, ours,
+                                                                            ours_ind)
             out.append(Row.compare(f"{n_actions} actions, {name}: {col.replace('_', ' ')}", f"{key}.{col}", ours,
                                    relation=rel, exact=r[exact_field]))
         out.append(Row.compare(f"{n_actions} actions, {name}: physical draws", f"{key}.physical_calls",

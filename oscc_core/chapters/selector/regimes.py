@@ -20,6 +20,7 @@ from oscc_core.method.selectors import FALLBACK
 from oscc_core.reporting import claims
 from oscc_core.reporting.rows import Relation, Row
 
+from .action_support import side_of_independent
 from .calibration import Calibration, calibrate, label
 from .exact_root import ExactRoot, exact_rv_selection, exact_selection
 from .pools import Pool, collect_pool, estimated_noise, pool_size_for
@@ -137,9 +138,8 @@ def regime_comparison(rows: list[dict], g1_norm2: float | None) -> list[Row]:
         def side(col, ours_col, cid=cid, r=r, ind=ind, coupled=coupled, arm=arm):
             if not coupled:
                 return None
-            below = float(claims.claim(f"{cid}.{col}")) < float(claims.claim(f"{paper_ind}.{col}"))
-            return Relation(f"{ours_col}: {arm} {'<' if below else '>='} independent",
-                            (r[ours_col] - ind[ours_col] < 0) == below)
+            return side_of_independent(arm, ours_col, float(claims.claim(f"{cid}.{col}")),
+                                       float(claims.claim(f"{paper_ind}.{col}")), r[ours_col], ind[ours_col])
 
         out.append(Row.compare(f"{name}: contrast variance", f"{cid}.contrast_variance", r["contrast variance"],
                                relation=side("contrast_variance", "contrast variance"),
