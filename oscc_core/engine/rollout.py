@@ -78,7 +78,8 @@ def policy_cdf(table: np.ndarray, device) -> tuple[torch.Tensor, torch.Tensor]:
 
 def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tensor,
          policy_keys: torch.Tensor, chance_keys: torch.Tensor, cdf: torch.Tensor,
-         last_action: torch.Tensor, chance_map=None, trace: list | None = None, tamper=None) -> Lanes:
+         last_action: torch.Tensor, chance_map=None, trace: list | None = None, tamper=None,
+         table_offset: torch.Tensor | None = None) -> Lanes:
     """Play every lane from `node` to a terminal state.
 
     cards [L, 2] private cards of players 0 and 1; public [L] public card or -1;
@@ -88,6 +89,10 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
     maps).  When `trace` is a list, every event is appended to it as a
     `ChanceEvent` (with the (key, counter) address of the uniform consumed)
     or an `ActionEvent` (with the policy draw's counter and key).
+
+    `table_offset` [L] (optional) shifts each lane's row in `cdf` and
+    `last_action`: lanes of several learners' runs play their own policy
+    tables stacked in one array (row = run offset + information state).
 
     `tamper` (None in every admissible run) is a deliberate break of the
     contract used only by the audit's violation controls and failure-ledger
@@ -107,6 +112,7 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
     chance_seen = torch.zeros_like(counter)
     illegal = torch.zeros(n, dtype=torch.bool, device=node.device)
     c0, c1, public, node = cards[:, 0], cards[:, 1], public.clone(), node.clone()
+    offset = torch.zeros_like(counter) if table_offset is None else table_offset
     has_chance = bool((game.tree.player == CHANCE).any())
     steps = int(game.tree.depth.max()) + 1
     if tamper is not None and tamper.max_steps is not None:
@@ -119,9 +125,9 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
             fin = [x.index_select(0, f) for x in (lanes, node, c0, c1, public, counter, chance_seen, illegal)]
             _write(out, fin[0], game.utility_p0(*fin[1:5]), *fin[5:8], False)
             keep = (~done).nonzero().squeeze(1)
-            node, c0, c1, public, lanes, counter, chance_seen, illegal, policy_keys, chance_keys = (
+            node, c0, c1, public, lanes, counter, chance_seen, illegal, policy_keys, chance_keys, offset = (
                 x.index_select(0, keep) for x in (node, c0, c1, public, lanes, counter, chance_seen, illegal,
-                                                  policy_keys, chance_keys))
+                                                  policy_keys, chance_keys, offset))
         if len(node) == 0:
             return out
         if has_chance:
@@ -132,7 +138,7 @@ def play(game: Game, node: torch.Tensor, cards: torch.Tensor, public: torch.Tens
                 trace.append(ChanceEvent(lanes[dealt], public[dealt], address[0][dealt], address[1][dealt]))
         node, counter, illegal, info, action, decided, used = step(
             node, c0, c1, public, policy_keys, counter, illegal, t["player"], t["info_index"].reshape(-1),
-            cdf, last_action, t["legal"], t["child"], game.num_cards, tamper)
+            cdf, last_action, t["legal"], t["child"], game.num_cards, tamper, offset)
         if trace is not None and bool(decided.any()):
             trace.append(ActionEvent(lanes[decided], info[decided], action[decided], used[1][decided],
                                      used[0][decided]))
@@ -177,10 +183,11 @@ def _deal_public(t, node, c0, c1, public, chance_keys, chance_map, lanes, num_ca
 
 
 def step(node, c0, c1, public, policy_keys, counter, illegal, player_table, info_flat, cdf, last_action,
-          legal, child, num_cards: int, tamper=None):
+          legal, child, num_cards: int, tamper=None, table_offset=None):
     """One decision for every lane standing at a decision node (others stand still).
 
     Also returns the (key, counter) address of each lane's policy draw.
+    `table_offset` [L] (optional): each lane's row offset into `cdf` and `last_action`.
     """
     player = player_table.index_select(0, node)
     decided = player >= 0
@@ -191,8 +198,9 @@ def step(node, c0, c1, public, policy_keys, counter, illegal, player_table, info
     else:
         used = tamper.policy_address(policy_keys, counter, own, torch.where(player == 1, c0, c1))
     m = rng.uniform_bits(*used)
-    action = (cdf.index_select(0, info) <= m.unsqueeze(1)).sum(1)
-    action = torch.minimum(action, last_action.index_select(0, info))
+    row = info if table_offset is None else info + table_offset
+    action = (cdf.index_select(0, row) <= m.unsqueeze(1)).sum(1)
+    action = torch.minimum(action, last_action.index_select(0, row))
     if tamper is not None:
         action = tamper.action(action, info, counter)
     cell = node * legal.shape[1] + action

@@ -155,6 +155,12 @@ class SequenceForm:
         return PlayerSequences(p, mine, self.seq_of[mine], self.parent_seq[mine], info.legal[mine],
                                slices, own, opponent, sign * payoff0)
 
+    @property
+    def decision_histories(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every (deal, decision node) with a decision, in `np.nonzero(acting_infostates(game) >= 0)` order:
+        its information state id [H] and the opponent's last sequence there [H]."""
+        return self._hist_infoset, self._hist_opponent_seq
+
     # ----- run-time passes ----------------------------------------------------
     def new_plan(self) -> np.ndarray:
         """A realisation-plan vector [S] with both empty sequences at weight one."""

@@ -1,0 +1,266 @@
+"""One training loop for every learner arm, vectorised over decision points and over runs.
+
+A *run* is one (arm, seed); runs that share a schedule are stacked, so one
+`Learners.step()` advances all of them.  One iteration t of every run
+(DESIGN section 8):
+
+1. freeze the behaviour policy pi0 = pi_t (softmax of the run's logits);
+2. draw N decision points from the on-policy visitation law, from the
+   `root` stream with split = train and group = t * N + k (ppo: N hands);
+3. build the arm's samples (`samples`) and roll every lane to the end with
+   pi_t for both seats, in one `play` call for all runs;
+4. freeze returns (acting player's chips) and advantages;
+5. take E full-batch gradient steps theta += eta * grad on the arm's
+   clipped surrogate (plain SGD on the logits; `objectives`);
+6. accumulate the average policy with own-reach weights, as CFR does
+   (the policies pi_0, ..., pi_{T-1} that were played).
+
+With a budget (physical calls per run), a run uses, in each iteration, the
+longest prefix of its groups that stays within the budget, and stops after
+the first iteration whose next group would pass it (so its realised calls
+fall short of the budget by less than one group's calls); every count is in
+the run's `Ledger`.
+
+Two engines compute the iteration: "torch" (tensor operations, the
+reference and the CUDA path) and "fused" (`learning.fused`: compiled CPU
+kernels, bitwise the same numbers); "auto" picks fused on the CPU.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+
+from oscc_core.engine import rng
+from oscc_core.engine.rollout import play
+from oscc_core.games import Game, get_game
+from oscc_core.learning import episodes as ep
+from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE, get_learner_arm
+from oscc_core.learning.ledger import Ledger
+from oscc_core.learning.objectives import Terms, clipped_gradient, group_terms
+from oscc_core.learning.samples import Context, branch_lanes, episode_lanes, sampled_lanes
+from oscc_core.learning.tabular import legal_mask, masked_softmax, stacked_cdf, to_numpy
+from oscc_core.learning.visitation import decision_law, draw_decision_points
+
+TRAIN = rng.SPLITS["train"]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Hyperparameters shared by every run of a batch (units: chips for returns, logits for eta)."""
+
+    iterations: int = 40             # T: iterations (an upper bound when a budget is set)
+    decision_points: int = 128       # N decision points (ppo: hands) per iteration
+    epochs: int = 4                  # E full-batch steps per iteration
+    epsilon: float = 0.2             # clip range
+    learning_rate: float = 1.0       # eta, plain SGD on the logits
+    group_size: int = 4              # G sampled actions (grpo)
+    budget: "int | None" = None      # physical calls per run; None: exactly `iterations` iterations
+    gae_lambda: float = 0.95         # ppo
+    value_rate: float = 0.5          # ppo: V(I) moves this share of the way to the mean lambda-return
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    arm: str
+    seed: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.arm}/{self.seed}"
+
+
+ENGINES = ("auto", "torch", "fused")
+
+
+class Learners:
+    """The stacked state of R runs: logits [R, n_info, A], values [R, n_info], average-policy sums, ledger."""
+
+    def __init__(self, game: "str | Game", runs: "list[RunSpec]", schedule: Schedule, device="cpu",
+                 logits: "torch.Tensor | None" = None, values: "torch.Tensor | None" = None,
+                 engine: str = "auto") -> None:
+        self.game = get_game(game)
+        self.runs, self.schedule, self.device = list(runs), schedule, torch.device(device)
+        self.arms = [get_learner_arm(r.arm) for r in self.runs]
+        n_info, a = len(self.game.infostates), self.game.num_actions
+        shape = (len(self.runs), n_info, a)
+        self.logits = torch.zeros(shape, dtype=torch.float64, device=self.device) if logits is None else logits
+        self.values = torch.zeros(shape[:2], dtype=torch.float64, device=self.device) if values is None else values
+        self.cumulative = np.zeros(shape)
+        self.legal = legal_mask(self.game, self.device)
+        self.seeds = torch.tensor([r.seed for r in self.runs], dtype=torch.int64, device=self.device)
+        self.ledger = Ledger(len(self.runs), self.device)
+        self.spent = torch.zeros(len(self.runs), dtype=torch.bool, device=self.device)   # budget reached
+        self.iteration = 0
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}.")
+        fusable = self.device.type == "cpu" and self.logits.dtype == torch.float64
+        if engine == "fused" and not fusable:
+            raise ValueError("the fused engine runs on the CPU with float64 logits only.")
+        self._fused = None
+        if engine != "torch" and fusable:
+            from oscc_core.learning.fused import FusedStep     # imports numba only when it is used
+            self.logits = self.logits.contiguous()             # the kernels update it in place
+            self._fused = FusedStep(self)
+
+    @property
+    def engine(self) -> str:
+        return "torch" if self._fused is None else "fused"
+
+    # ----- the iteration ------------------------------------------------------------------
+    def active(self) -> torch.Tensor:
+        """[R] runs that still take part: budget left (or iterations left when there is no budget)."""
+        return ~self.spent & (self.iteration < self.schedule.iterations)
+
+    def step(self, group_base: "torch.Tensor | None" = None, split: int = TRAIN) -> None:
+        """One iteration of every active run (group ids group_base + k; default t * N)."""
+        if self._fused is not None:
+            self._fused.step(group_base, split)
+            return
+        s, n = self.schedule, self.schedule.decision_points
+        active = self.active()
+        behaviour = masked_softmax(self.logits, self.legal)
+        tables = to_numpy(behaviour)
+        law = decision_law(self.game, tables)
+        on = active.cpu().numpy()
+        self.cumulative[on] += law.own_reach[on, :, None] * tables[on]
+        base = torch.full_like(self.seeds, self.iteration * n) if group_base is None else group_base
+        groups = base.unsqueeze(1) + torch.arange(n, device=self.device)
+        points = draw_decision_points(self.game, law, self.seeds, split, groups)
+        cdf, last = stacked_cdf(behaviour)
+        self._update(self._collect(points, groups, split, active, cdf, last, behaviour))
+        self.ledger.add("iterations", torch.arange(len(self.runs), device=self.device), active.to(torch.int64))
+        if s.budget is not None:
+            self.spent |= self.ledger.counts["physical_calls"] >= s.budget
+        self.iteration += 1
+
+    def _update(self, terms: Terms) -> None:
+        """E full-batch steps theta += eta * grad of the clipped surrogate of `terms`."""
+        s = self.schedule
+        flat = self.logits.view(-1, self.logits.shape[-1])
+        legal = self.legal.repeat(len(self.runs), 1)
+        run_of_term = terms.row // len(self.game.infostates)
+        for _ in range(s.epochs):
+            grad, clipped = clipped_gradient(flat, legal, terms, s.epsilon)
+            flat += s.learning_rate * grad
+            self.ledger.add("clipped_terms", run_of_term, clipped.to(torch.int64))
+            self.ledger.add("terms", run_of_term)
+
+    def _collect(self, points, groups, split, active, cdf, last, behaviour) -> Terms:
+        """Build every arm's lanes, play them, and return the surrogate terms of all runs."""
+        parts = []
+        for kind in (ENUMERATE, SAMPLE, EPISODE):
+            rows = [r for r, a in enumerate(self.arms) if a.samples == kind and bool(active[r])]
+            if rows:
+                parts.append(self._collect_kind(kind, torch.tensor(rows, device=self.device), points, groups,
+                                                split, cdf, last, behaviour))
+        if not parts:
+            empty = torch.zeros(0, dtype=torch.int64, device=self.device)
+            return Terms(empty, empty, empty.double(), empty.double(), empty.double())
+        return Terms.cat(parts)
+
+    def _context(self, rows, points, groups, split, keep, cdf, last) -> Context:
+        sub = type(points)(*(getattr(points, f).index_select(0, rows) for f in points.__dataclass_fields__))
+        return Context(self.game, rows, self.seeds[rows], split, groups[rows], keep, sub, cdf, last,
+                       len(self.game.infostates))
+
+    def _collect_kind(self, kind, rows, points, groups, split, cdf, last, behaviour) -> Terms:
+        s = self.schedule
+        t = self.game.tables(self.device)
+        nodes = points.node.index_select(0, rows)
+        calls = {ENUMERATE: t["num_legal"][nodes], SAMPLE: torch.full_like(nodes, s.group_size),
+                 EPISODE: torch.zeros_like(nodes)}[kind]
+        keep = self._within_budget(rows, calls)
+        ctx = self._context(rows, points, groups, split, keep, cdf, last)
+        if kind == EPISODE:
+            return self._episodes(ctx, behaviour)
+        if kind == ENUMERATE:
+            share = [torch.tensor([getattr(self.arms[int(r)], f) for r in rows], device=self.device)
+                     for f in ("share_hidden", "share_chance")]
+            lanes = branch_lanes(ctx, *share)
+        else:
+            lanes = sampled_lanes(ctx, s.group_size)
+        out = play(self.game, lanes.node, lanes.cards, lanes.public, lanes.policy_keys, lanes.chance_keys,
+                   cdf, last, table_offset=lanes.offset)
+        sign = 1 - 2 * ctx.points.player.unsqueeze(-1).expand_as(lanes.mask)[lanes.mask]
+        returns = torch.zeros(lanes.mask.shape, dtype=torch.float64, device=self.device)
+        returns[lanes.mask] = (sign * out.utility_p0).to(torch.float64)
+        run = rows[lanes.run]
+        self.ledger.add("physical_calls", run)
+        self.ledger.add("transitions", run, 1 + out.decisions)
+        self.ledger.add("decisions", run, out.decisions + (0 if kind == ENUMERATE else 1))
+        self.ledger.add("illegal", run, out.illegal.to(torch.int64))
+        self.ledger.add("root_draws", rows, keep.sum(1))
+        self.ledger.add("groups", rows, keep.sum(1))
+        updates = torch.tensor([self.arms[int(r)].updates for r in rows], device=self.device)
+        mask = lanes.mask & updates.view(-1, 1, 1)
+        info_rows = ctx.table_rows(ctx.points.infostate).unsqueeze(-1)
+        action = lanes_action_grid(lanes)
+        pi0 = behaviour.view(-1, behaviour.shape[-1])[info_rows.expand_as(action), action.clamp(min=0)]
+        return group_terms(info_rows, action.clamp(min=0), returns, mask, pi0, keep.sum(1), kind == SAMPLE)
+
+    def _within_budget(self, rows, calls) -> torch.Tensor:
+        """[R', N] the longest prefix of each run's groups whose calls stay within its remaining budget."""
+        if self.schedule.budget is None:
+            return torch.ones_like(calls, dtype=torch.bool)
+        left = self.schedule.budget - self.ledger.counts["physical_calls"].index_select(0, rows)
+        keep = torch.cumsum(calls, dim=1) <= left.unsqueeze(1)
+        self.spent[rows] |= ~keep.all(dim=1)     # the next group would pass the budget: the run ends here
+        return keep
+
+    def _episodes(self, ctx: Context, behaviour) -> Terms:
+        s, n_info = self.schedule, len(self.game.infostates)
+        lanes = episode_lanes(ctx)
+        trace: list = []
+        out = play(self.game, lanes.node, lanes.cards, lanes.public, lanes.policy_keys, lanes.chance_keys,
+                   *stacked_cdf(behaviour), trace=trace, table_offset=lanes.offset)
+        depth = int(self.game.tree.depth.max()) + 1
+        tr = ep.transitions(trace, out.utility_p0, torch.as_tensor(self.game.infostates.player, device=self.device),
+                            depth)
+        run_local = lanes.run
+        per_hand = tr.per_episode.view(ctx.groups.shape)
+        if self.schedule.budget is not None:
+            left = self.schedule.budget - self.ledger.counts["physical_calls"].index_select(0, ctx.rows)
+            kept = torch.cumsum(per_hand, dim=1) <= left.unsqueeze(1)
+            self.spent[ctx.rows] |= ~kept.all(dim=1)
+        else:
+            kept = torch.ones_like(per_hand, dtype=torch.bool)
+        tr.info[~kept.view(-1)] = -1
+        run = ctx.rows[run_local]
+        self.ledger.add("physical_calls", run, tr.per_episode)
+        self.ledger.add("transitions", run, tr.per_episode)
+        self.ledger.add("decisions", run, tr.per_episode)
+        self.ledger.add("illegal", run, (out.illegal & kept.view(-1)).to(torch.int64))
+        self.ledger.add("root_draws", ctx.rows, kept.sum(1))
+        self.ledger.add("groups", ctx.rows, kept.sum(1))
+        self.ledger.add("unused_hands", ctx.rows, (~kept).sum(1))
+        offset = lanes.offset
+        values = self.values.view(-1)[offset.unsqueeze(1) + tr.info.clamp(min=0)]
+        adv = ep.gae(tr, values, s.gae_lambda)
+        sums, counts = ep.value_targets(tr, values, adv, offset, self.values.numel())
+        flat_values = self.values.view(-1)
+        mean_target = sums / counts.clamp(min=1)
+        flat_values += torch.where(counts > 0, s.value_rate * (mean_target - flat_values), torch.zeros_like(sums))
+        adv = ep.z_scored(adv, tr.valid, run, len(self.runs))
+        return ep.episode_terms(tr, adv, offset, behaviour.view(-1, behaviour.shape[-1]), run, len(self.runs))
+
+    # ----- results -------------------------------------------------------------------------
+    def average_tables(self) -> np.ndarray:
+        """[R, n_info, A] average policies (uniform where a state was never reached by its owner)."""
+        total = self.cumulative.sum(axis=2, keepdims=True)
+        uniform = self.game.infostates.legal / self.game.infostates.legal.sum(axis=1, keepdims=True)
+        return np.where(total > 0, self.cumulative / np.where(total > 0, total, 1.0), uniform[None])
+
+    def last_tables(self) -> np.ndarray:
+        return to_numpy(masked_softmax(self.logits, self.legal))
+
+
+def lanes_action_grid(lanes) -> torch.Tensor:
+    """[R', N, S] root action of each cell (-1 where no lane)."""
+    grid = torch.full(lanes.mask.shape, -1, dtype=torch.int64, device=lanes.mask.device)
+    grid[lanes.mask] = lanes.action
+    return grid

@@ -1,0 +1,36 @@
+"""Update variance: the trace of the covariance of one iteration's logit displacement (DESIGN section 8).
+
+From a fixed state (a run's logits and, for ppo, its values), K replicate
+iterations are taken on independent decision points: replicate k uses the
+`validation` split and groups k * N ... k * N + N - 1, so replicates share
+no draw with each other or with training.  With D_k the flattened logit
+displacement theta_k - theta (unitless logits), the update variance is
+    sum over coordinates of the unbiased sample variance of D_k over k
+= trace of Cov(D).  All replicates of all runs advance in one batched step.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import torch
+
+from oscc_core.engine import rng
+from oscc_core.learning.loop import Learners, RunSpec, Schedule
+
+VALIDATION = rng.SPLITS["validation"]
+
+
+def update_variances(game, runs: "list[RunSpec]", logits: torch.Tensor, values: torch.Tensor,
+                     schedule: Schedule, replicates: int, device="cpu") -> np.ndarray:
+    """[R] update variance (logits^2) of each run from its state logits [R, n_info, A], values [R, n_info]."""
+    r, k = len(runs), int(replicates)
+    start = logits.repeat_interleave(k, dim=0).clone()
+    batch = Learners(game, [run for run in runs for _ in range(k)], replace(schedule, budget=None, iterations=1),
+                     device=device, logits=start.clone(), values=values.repeat_interleave(k, dim=0).clone())
+    base = torch.arange(k, device=start.device).repeat(r) * schedule.decision_points
+    batch.step(group_base=base, split=VALIDATION)
+    d = (batch.logits - start).reshape(r, k, -1).cpu().numpy()
+    centred = d - d.mean(axis=1, keepdims=True)
+    per_coordinate = (centred * centred).sum(axis=1) / (k - 1)
+    return np.array([float(np.add.accumulate(row)[-1]) for row in per_coordinate])

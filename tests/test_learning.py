@@ -1,0 +1,551 @@
+"""Learners (oscc_core.learning, DESIGN section 8) against independent values.
+
+Every expected value here is computed in this file without the library's
+learning code: hand-worked GAE, closed-form group normalisation, autograd of
+the clipped surrogate, a plain-Python/pyspiel replay of one whole learner
+iteration from the stream definitions, enumeration of pyspiel histories for
+the visitation law, and pyspiel's own exploitability.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from functools import cache
+
+import numpy as np
+import pytest
+import torch
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from oscc_core.engine import rng
+from oscc_core.exact.exploitability import evaluate
+from oscc_core.games import get_game
+from oscc_core.interop.openspiel import to_openspiel
+from oscc_core.learning import episodes, objectives, visitation
+from oscc_core.learning.loop import Learners, RunSpec, Schedule
+from oscc_core.policy import table_to_policy
+
+TRAIN = rng.SPLITS["train"]
+OS_NAME = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}
+
+
+# ----- independent helpers ------------------------------------------------------------------
+def _uniform_probs(state) -> list[float]:
+    legal = state.legal_actions()
+    n = state.get_game().num_distinct_actions()
+    return [1.0 / len(legal) if x in legal else 0.0 for x in range(n)]
+
+
+def enumerate_decisions(game_name: str, probs_of):
+    """Every decision history of the pyspiel game with its reach under a self-play policy.
+
+    probs_of(info_string, legal_actions) -> list over all actions.  Returns a list of
+    (info_string, player, private cards (p0, p1), opponent card, reach, history actions).
+    Also returns the list of terminal histories' decision counts and reaches.
+    """
+    g = pyspiel.load_game(OS_NAME[game_name])
+    out, terminals = [], []
+
+    def walk(state, reach, cards, history, decisions):
+        if state.is_terminal():
+            terminals.append((decisions, reach))
+            return
+        if state.is_chance_node():
+            for a, p in state.chance_outcomes():
+                child = state.clone()
+                child.apply_action(a)
+                walk(child, reach * p, cards + [a] if len(cards) < 2 else cards, history + [a], decisions)
+            return
+        player = state.current_player()
+        info = state.information_state_string()
+        out.append((info, player, tuple(cards), cards[1 - player], reach, tuple(history)))
+        pr = probs_of(info, state.legal_actions())
+        for a in state.legal_actions():
+            child = state.clone()
+            child.apply_action(a)
+            walk(child, reach * pr[a], cards, history + [a], decisions + 1)
+
+    walk(g.new_initial_state(), 1.0, [], [], 0)
+    return out, terminals
+
+
+@cache
+def uniform_decisions(game_name: str):
+    n = pyspiel.load_game(OS_NAME[game_name]).num_distinct_actions()
+    return enumerate_decisions(game_name, lambda info, legal: [1.0 / len(legal) if x in legal else 0.0
+                                                                for x in range(n)])
+
+
+def uniform_bits_ref(key: int, counter: int) -> int:
+    """The 53-bit integer behind the plain-Python reference uniform."""
+    m = rng.uniform_reference(key, counter) * 2.0 ** 53
+    assert m == int(m)
+    return int(m)
+
+
+def first_exceeding(weights: list[float], target: float) -> int:
+    """Inverse CDF in index order: first index whose running sum exceeds target (clamped to last positive)."""
+    run = 0.0
+    last = max(i for i, w in enumerate(weights) if w > 0)
+    for i, w in enumerate(weights):
+        run += w
+        if run > target:
+            return min(i, last)
+    return last
+
+
+def policy_action(probs: list[float], m: int) -> int:
+    """First action whose ceil(cumulative probability * 2**53) exceeds the 53-bit draw m."""
+    run = 0.0
+    last = max(i for i, p in enumerate(probs) if p > 0)
+    for a, p in enumerate(probs):
+        run += p
+        if math.ceil(run * 2 ** 53) > m:
+            return min(a, last)
+    return last
+
+
+# ----- 1. GAE ------------------------------------------------------------------------------
+def test_gae_matches_hand_worked_example():
+    lam = 0.95
+    # hand 0: P0, P1, P0, P1 then ends, player 0 wins 3 chips; hand 1: P0, P1 then ends, player 0 loses 1.
+    info = torch.tensor([[0, 1, 2, 3], [4, 5, -1, -1]])
+    player = torch.tensor([[0, 1, 0, 1], [0, 1, 0, 0]])
+    tr = episodes.Transitions(info, torch.zeros_like(info), player, torch.tensor([3, -1]))
+    v = torch.tensor([[0.5, -0.25, 1.5, -2.0], [0.1, 0.7, 0.0, 0.0]], dtype=torch.float64)
+    # hand 0, player 0: decisions 0 and 2 (u = 3); player 1: decisions 1 and 3 (u = -3)
+    d2 = 3 - 1.5
+    d0 = 1.5 - 0.5
+    d3 = -3 - (-2.0)
+    d1 = -2.0 - (-0.25)
+    # hand 1: one decision each; player 0 u = -1, player 1 u = +1
+    expected = torch.tensor([[d0 + lam * d2, d1 + lam * d3, d2, d3],
+                             [-1 - 0.1, 1 - 0.7, 0.0, 0.0]], dtype=torch.float64)
+    got = episodes.gae(tr, v, lam)
+    assert torch.allclose(got, expected, atol=1e-14, rtol=0)
+    # the worked numbers, spelled out
+    assert got[0, 0].item() == pytest.approx(1.0 + 0.95 * 1.5)
+    assert got[0, 1].item() == pytest.approx(-1.75 + 0.95 * -1.0)
+
+
+# ----- 2. group normalisation ------------------------------------------------------------------
+def test_group_normalised_is_centred_over_sample_sd_and_zero_when_equal():
+    r = torch.tensor([[1.0, -2.0, 4.0, 0.5], [3.0, 3.0, 3.0, 3.0], [2.0, -1.0, 7.0, 99.0]], dtype=torch.float64)
+    mask = torch.tensor([[True, True, True, True], [True, True, True, True], [True, True, True, False]])
+    got = objectives.group_normalised(r, mask)
+    for row in range(3):
+        vals = np.array([x for x, m in zip(r[row].tolist(), mask[row].tolist()) if m])
+        sd = vals.std(ddof=1)
+        want = np.zeros(4)
+        if sd > 0:
+            want[:len(vals)] = (vals - vals.mean()) / (sd + 1e-8)
+        assert np.allclose(got[row].numpy(), want, atol=1e-14, rtol=0), row
+    assert torch.equal(got[1], torch.zeros(4, dtype=torch.float64))
+    assert got[2, 3].item() == 0.0
+
+
+def test_centred_subtracts_the_mean_of_masked_lanes_only():
+    r = torch.tensor([[1.0, -2.0, 4.0], [5.0, 1.0, 100.0]], dtype=torch.float64)
+    mask = torch.tensor([[True, True, True], [True, True, False]])
+    got = objectives.centred(r, mask)
+    assert torch.allclose(got, torch.tensor([[0.0, -3.0, 3.0], [2.0, -2.0, 0.0]], dtype=torch.float64), atol=1e-15)
+
+
+# ----- 3. clipped gradient ----------------------------------------------------------------------
+def test_clipped_gradient_matches_autograd_with_some_terms_clipped():
+    eps = 0.2
+    legal = torch.tensor([[True, True, True], [False, True, True], [True, True, False]])
+    theta0 = torch.tensor([[0.0, 0.0, 0.0], [0.0, 0.3, -0.2], [0.1, -0.4, 0.0]], dtype=torch.float64)
+    theta = torch.tensor([[0.9, -0.5, 0.1], [0.0, 0.35, -0.2], [-0.6, 0.4, 0.0]], dtype=torch.float64)
+
+    def probs(t):
+        z = torch.where(legal, t, torch.full_like(t, -torch.inf))
+        return torch.softmax(z, dim=1)
+
+    row = torch.tensor([0, 0, 0, 1, 1, 2, 2, 0])
+    action = torch.tensor([0, 1, 2, 1, 2, 0, 1, 0])
+    adv = torch.tensor([1.5, -0.7, 0.4, 2.0, -1.0, -0.3, 0.8, -2.5], dtype=torch.float64)
+    weight = torch.tensor([0.3, 0.2, 0.1, 0.5, 0.25, 0.4, 0.6, 0.15], dtype=torch.float64)
+    pi0 = probs(theta0)[row, action]
+    terms = objectives.Terms(row, action, weight, adv, pi0)
+
+    t = theta.clone().requires_grad_(True)
+    r = probs(t)[row, action] / pi0
+    obj = (weight * torch.minimum(r * adv, torch.clamp(r, 1 - eps, 1 + eps) * adv)).sum()
+    obj.backward()
+    expected_grad = torch.where(legal, t.grad, torch.zeros_like(t.grad))
+
+    rr = r.detach()
+    expected_clipped = ((adv > 0) & (rr > 1 + eps)) | ((adv < 0) & (rr < 1 - eps))
+    assert expected_clipped.any() and (~expected_clipped).any()   # the point mixes both kinds of term
+    grad, clipped = objectives.clipped_gradient(theta, legal, terms, eps)
+    assert torch.equal(clipped, expected_clipped)
+    assert torch.allclose(grad, expected_grad, atol=1e-14, rtol=0)
+
+
+# ----- 4. one learner iteration, replayed from the stream definitions ----------------------------------
+def reference_iteration(arm: str, seed: int, n: int, epochs: int, eta: float, eps: float, group_size: int):
+    """Logits after iteration 0 of one run on Leduc, recomputed with pyspiel and the reference streams."""
+    game = get_game("leduc")
+    strings = game.infostates.strings
+    id_of = {s: i for i, s in enumerate(strings)}
+    decisions, _ = uniform_decisions("leduc")
+    num_cards = 6
+    weights = np.zeros((len(strings), num_cards))
+    history_of = {}
+    for info, player, cards, opp, reach, hist in decisions:
+        i = id_of[info]
+        weights[i, opp] += reach
+        assert history_of.setdefault((i, opp), hist) == hist        # (I, c) fixes the history in Leduc
+    per_state = weights.sum(axis=1)
+    total = sum(per_state.tolist())
+    event = rng.semantic_event_id("leduc", "public_card", 2, 0)
+    osg = pyspiel.load_game("leduc_poker")
+
+    def key(ns, **f):
+        return rng.derive_key_reference(ns, **f)
+
+    def rollout(hist, root_action, acting, policy_k, chance_k):
+        state = osg.new_initial_state()
+        for a in hist:
+            state.apply_action(a)
+        state.apply_action(root_action)
+        counter = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                remaining = sorted(a for a, _ in state.chance_outcomes())
+                u = rng.uniform_reference(chance_k, 0)
+                state.apply_action(remaining[int(u * len(remaining))])
+            else:
+                state.apply_action(policy_action(_uniform_probs(state), uniform_bits_ref(policy_k, counter)))
+                counter += 1
+        return state.returns()[acting], counter
+
+    groups = []          # (infostate id, [(action, pi0, advantage, weight)])
+    calls = 0
+    for k in range(n):
+        g = k       # iteration 0: group = t * N + k
+        u = rng.uniform_reference(key("root", run=seed, split=TRAIN, group=g), 0)
+        i = first_exceeding(per_state.tolist(), u * total)
+        info = strings[i]
+        row = weights[i].tolist()
+
+        def hidden(g=g, row=row, **branch):
+            uh = rng.uniform_reference(key("hidden", run=seed, split=TRAIN, group=g, **branch), 0)
+            return first_exceeding(row, uh * sum(row))
+
+        shared_opp = hidden()
+        any_hist = next(h for (j, c), h in history_of.items() if j == i)
+        state = osg.new_initial_state()
+        for a in any_hist:
+            state.apply_action(a)
+        acting = state.current_player()
+        legal = state.legal_actions()
+        pi0 = _uniform_probs(state)
+        assert state.information_state_string() == info
+        samples = []
+        if arm in ("cp_grpo", "independent"):
+            for a in legal:
+                opp = shared_opp if arm == "cp_grpo" else hidden(branch=a)
+                chance_k = (key("chance", run=seed, split=TRAIN, group=g, event=event, rollout=0) if arm == "cp_grpo"
+                            else key("chance", run=seed, split=TRAIN, group=g, event=event, rollout=0, branch=a))
+                ret, _ = rollout(history_of[(i, opp)], a, acting,
+                                 key("policy", run=seed, split=TRAIN, group=g, branch=a, rollout=0), chance_k)
+                samples.append((a, ret))
+        else:       # grpo
+            for s in range(group_size):
+                m = uniform_bits_ref(key("policy", run=seed, split=TRAIN, group=g, branch=s, rollout=0, stream=2), 0)
+                a = policy_action(pi0, m)
+                ret, _ = rollout(history_of[(i, shared_opp)], a, acting,
+                                 key("policy", run=seed, split=TRAIN, group=g, branch=s, rollout=0),
+                                 key("chance", run=seed, split=TRAIN, group=g, event=event, rollout=0, branch=s))
+                samples.append((a, ret))
+        calls += len(samples)
+        rets = [x for _, x in samples]
+        mean = sum(rets) / len(rets)
+        if arm == "grpo":
+            sd = math.sqrt(sum((x - mean) ** 2 for x in rets) / (len(rets) - 1))
+            advs = [(x - mean) / (sd + 1e-8) if sd > 0 else 0.0 for x in rets]
+            ws = [1.0 / (n * group_size)] * len(rets)
+        else:
+            advs = [x - mean for x in rets]
+            ws = [pi0[a] / n for a, _ in samples]
+        groups.append((i, [(a, pi0[a], adv, w) for (a, _), adv, w in zip(samples, advs, ws)]))
+
+    legal_mask = torch.as_tensor(game.infostates.legal)
+    theta = torch.zeros((len(strings), 3), dtype=torch.float64)
+    for _ in range(epochs):
+        t = theta.clone().requires_grad_(True)
+        obj = torch.zeros((), dtype=torch.float64)
+        for i, terms in groups:
+            p = torch.softmax(torch.where(legal_mask[i], t[i], torch.full_like(t[i], -torch.inf)), dim=0)
+            for a, b, adv, w in terms:
+                r = p[a] / b
+                obj = obj + w * torch.minimum(r * adv, torch.clamp(r, 1 - eps, 1 + eps) * adv)
+        obj.backward()
+        theta = theta + eta * torch.where(legal_mask, t.grad, torch.zeros_like(t.grad))
+    return theta, calls
+
+
+@pytest.mark.parametrize("arm", ["cp_grpo", "independent", "grpo"])
+def test_one_iteration_equals_stream_replay_with_pyspiel(arm):
+    seed, n, epochs, eta, eps, g = 13, 8, 2, 4.0, 0.2, 4
+    expected, calls = reference_iteration(arm, seed, n, epochs, eta, eps, g)
+    learners = Learners("leduc", [RunSpec(arm, seed)],
+                        Schedule(iterations=1, decision_points=n, epochs=epochs, epsilon=eps, learning_rate=eta,
+                                 group_size=g))
+    learners.step()
+    assert learners.ledger.row(0)["physical_calls"] == calls
+    assert expected.abs().max() > 0.1       # the update is not trivially zero
+    assert torch.allclose(learners.logits[0], expected, atol=1e-12, rtol=0)
+
+
+def reference_ppo_iteration(seed: int, n: int, epochs: int, eta: float, eps: float, lam: float, value_rate: float):
+    """Logits and values after PPO's iteration 0 on Leduc: n hands replayed with pyspiel from the streams."""
+    game = get_game("leduc")
+    id_of = {s: i for i, s in enumerate(game.infostates.strings)}
+    osg = pyspiel.load_game("leduc_poker")
+    event = rng.semantic_event_id("leduc", "public_card", 2, 0)
+    hands = []       # per hand: list of (info id, action, player), utilities
+    for k in range(n):
+        u0 = rng.uniform_reference(rng.derive_key_reference("root", run=seed, split=TRAIN, group=k), 0)
+        c0 = first_exceeding([1.0] * 6, u0 * 6)
+        rest = [0.0 if c == c0 else 1.0 for c in range(6)]
+        u1 = rng.uniform_reference(rng.derive_key_reference("hidden", run=seed, split=TRAIN, group=k), 0)
+        c1 = first_exceeding(rest, u1 * 5)
+        pk = rng.derive_key_reference("policy", run=seed, split=TRAIN, group=k, branch=0, rollout=0)
+        ck = rng.derive_key_reference("chance", run=seed, split=TRAIN, group=k, event=event, rollout=0)
+        state = osg.new_initial_state()
+        state.apply_action(c0)
+        state.apply_action(c1)
+        steps, counter = [], 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                remaining = sorted(a for a, _ in state.chance_outcomes())
+                state.apply_action(remaining[int(rng.uniform_reference(ck, 0) * len(remaining))])
+            else:
+                a = policy_action(_uniform_probs(state), uniform_bits_ref(pk, counter))
+                steps.append((id_of[state.information_state_string()], a, state.current_player()))
+                state.apply_action(a)
+                counter += 1
+        hands.append((steps, state.returns()))
+    # V = 0 at iteration 0: every delta but a player's last is 0, the last is its utility
+    samples = []     # (info, action, advantage, lambda-return)
+    for steps, returns in hands:
+        for p in (0, 1):
+            own = [(i, a) for i, a, q in steps if q == p]
+            for j, (i, a) in enumerate(own):
+                adv = lam ** (len(own) - 1 - j) * returns[p]
+                samples.append((i, a, adv, adv))
+    advs = np.array([x[2] for x in samples])
+    z = (advs - advs.mean()) / (advs.std() + 1e-8)
+    values = np.zeros(len(game.infostates))
+    targets = defaultdict(list)
+    for i, _, _, target in samples:
+        targets[i].append(target)
+    for i, ts in targets.items():
+        values[i] = value_rate * np.mean(ts)
+    legal_mask = torch.as_tensor(game.infostates.legal)
+    theta = torch.zeros((len(game.infostates), 3), dtype=torch.float64)
+    for _ in range(epochs):
+        t = theta.clone().requires_grad_(True)
+        obj = torch.zeros((), dtype=torch.float64)
+        for (i, a, _, _), adv in zip(samples, z):
+            pi = torch.softmax(torch.where(legal_mask[i], t[i], torch.full_like(t[i], -torch.inf)), dim=0)
+            b = 1.0 / int(legal_mask[i].sum())
+            r = pi[a] / b
+            obj = obj + (1.0 / len(samples)) * torch.minimum(r * adv, torch.clamp(r, 1 - eps, 1 + eps) * adv)
+        obj.backward()
+        theta = theta + eta * torch.where(legal_mask, t.grad, torch.zeros_like(t.grad))
+    return theta, values, len(samples)
+
+
+def test_one_ppo_iteration_equals_stream_replay_with_pyspiel():
+    seed, n, epochs, eta, eps, lam, rate = 23, 6, 2, 4.0, 0.2, 0.95, 0.5
+    theta, values, calls = reference_ppo_iteration(seed, n, epochs, eta, eps, lam, rate)
+    learners = Learners("leduc", [RunSpec("ppo", seed)],
+                        Schedule(iterations=1, decision_points=n, epochs=epochs, epsilon=eps, learning_rate=eta,
+                                 gae_lambda=lam, value_rate=rate))
+    learners.step()
+    assert learners.ledger.row(0)["physical_calls"] == calls
+    assert theta.abs().max() > 0.1
+    assert np.allclose(learners.values[0].numpy(), values, atol=1e-12, rtol=0)
+    assert torch.allclose(learners.logits[0], theta, atol=1e-12, rtol=0)
+
+
+def test_cp_grpo_replay_exercises_clipping():
+    """At eta = 4 the second epoch has clip-selected terms, so the replay above covers the clipped branch."""
+    learners = Learners("leduc", [RunSpec("cp_grpo", 13)],
+                        Schedule(iterations=1, decision_points=8, epochs=2, epsilon=0.2, learning_rate=4.0))
+    learners.step()
+    assert learners.ledger.row(0)["clipped_terms"] > 0
+
+
+# ----- 5. determinism across batch composition ---------------------------------------------------------
+OTHERS = [RunSpec("independent", 17), RunSpec("grpo", 13), RunSpec("ppo", 23), RunSpec("uniform", 13),
+          RunSpec("ppo", 29), RunSpec("cp_grpo", 31), RunSpec("grpo", 37)]   # same-kind runs share code paths
+
+
+@pytest.mark.parametrize("run", [RunSpec("cp_grpo", 13), RunSpec("independent", 17), RunSpec("grpo", 13),
+                                 RunSpec("ppo", 23)])
+def test_run_is_bitwise_independent_of_its_batch(run):
+    sched = Schedule(iterations=5, decision_points=16, epochs=2, learning_rate=1.0)
+    alone = Learners("leduc", [run], sched)
+    batch_runs = [r for r in OTHERS if r != run]
+    batch_runs.insert(2, run)
+    batch = Learners("leduc", batch_runs, sched)
+    for _ in range(5):
+        alone.step()
+        batch.step()
+    row = batch_runs.index(run)
+    assert torch.equal(alone.logits[0], batch.logits[row])
+    assert torch.equal(alone.values[0], batch.values[row])
+    assert np.array_equal(alone.average_tables()[0], batch.average_tables()[row])
+    assert alone.ledger.row(0) == batch.ledger.row(row)
+    assert alone.logits[0].abs().max() > 0
+
+
+# ----- 6. matched budgets ------------------------------------------------------------------------------
+def _max_decisions_per_hand(game_name: str) -> int:
+    _, terminals = uniform_decisions(game_name)
+    return max(d for d, _ in terminals)
+
+
+def _max_legal(game_name: str) -> int:
+    decisions, _ = uniform_decisions(game_name)
+    g = pyspiel.load_game(OS_NAME[game_name])
+    best = 0
+    for *_, hist in decisions:
+        s = g.new_initial_state()
+        for a in hist:
+            s.apply_action(a)
+        best = max(best, len(s.legal_actions()))
+    return best
+
+
+BUDGET_ARMS = ["cp_grpo", "independent", "grpo", "ppo", "uniform"]
+
+
+def _budget_batch(budget, iterations):
+    g = 4
+    sched = Schedule(iterations=iterations, decision_points=16, epochs=2, learning_rate=1.0, group_size=g,
+                     budget=budget)
+    learners = Learners("leduc", [RunSpec(a, 13) for a in BUDGET_ARMS], sched)
+    return learners, g
+
+
+def test_budget_is_matched_in_physical_calls():
+    budget = 150
+    learners, g = _budget_batch(budget, 40)
+    group_calls = {"cp_grpo": _max_legal("leduc"), "independent": _max_legal("leduc"), "uniform": _max_legal("leduc"),
+                   "grpo": g, "ppo": _max_decisions_per_hand("leduc")}
+    assert group_calls["cp_grpo"] == 3 and group_calls["ppo"] == 8
+    while bool(learners.active().any()) and learners.iteration < 40:
+        before = learners.ledger.counts["physical_calls"].clone()
+        was_active = learners.active().clone()
+        learners.step()
+        spent = learners.ledger.counts["physical_calls"] - before
+        assert torch.all(spent[~was_active] == 0)                 # inactive runs spend nothing
+    for r, arm in enumerate(BUDGET_ARMS):
+        row = learners.ledger.row(r)
+        assert budget - group_calls[arm] < row["physical_calls"] <= budget, (arm, row)
+        assert row["illegal"] == 0
+        if arm == "ppo":
+            assert row["transitions"] == row["physical_calls"]
+    assert torch.equal(learners.logits[BUDGET_ARMS.index("uniform")], torch.zeros_like(learners.logits[0]))
+
+
+def test_budget_stops_runs_whose_budget_admits_no_group():
+    """A run whose remaining budget admits no further group stops taking part (and stops adding to its average)."""
+    cap = 5
+    learners, _ = _budget_batch(1, cap)
+    while bool(learners.active().any()) and learners.iteration < cap:
+        learners.step()
+    for r, arm in enumerate(BUDGET_ARMS):
+        assert learners.ledger.row(r)["physical_calls"] == 0
+        assert learners.ledger.row(r)["groups"] == 0
+    idle = {arm: learners.ledger.row(r)["iterations"] for r, arm in enumerate(BUDGET_ARMS)
+            if learners.ledger.row(r)["iterations"] > 1}
+    assert not idle, f"runs kept taking part with no group within their budget (iterations): {idle}"
+    assert not bool(learners.active().any())
+
+
+def test_budget_runs_stop_before_the_iteration_cap():
+    """Budget 100 is spent within ~8 iterations of 16 groups; no run may idle on to the cap of 30."""
+    budget, cap = 100, 30
+    learners, _ = _budget_batch(budget, cap)
+    while bool(learners.active().any()) and learners.iteration < cap:
+        learners.step()
+    assert not bool(learners.active().any())
+    late = {arm: learners.ledger.row(r) for r, arm in enumerate(BUDGET_ARMS)
+            if learners.ledger.row(r)["iterations"] >= cap}
+    assert not late, f"runs still taking part after their budget stopped admitting groups: {late}"
+
+
+# ----- 7. the average policy ---------------------------------------------------------------------------
+@pytest.mark.parametrize("game_name", ["kuhn", "leduc"])
+def test_average_policy_is_own_reach_weighted_mean_of_played_policies(game_name):
+    game = get_game(game_name)
+    runs = [RunSpec("cp_grpo", 13), RunSpec("ppo", 17), RunSpec("grpo", 23)]
+    learners = Learners(game_name, runs, Schedule(iterations=4, decision_points=16, epochs=2, learning_rate=2.0))
+    num = np.zeros(learners.logits.shape)
+    den = np.zeros(learners.logits.shape[:2])
+    for _ in range(4):
+        tables = learners.last_tables()
+        for r in range(len(runs)):
+            reach = evaluate(game, table_to_policy(game, tables[r])).own_reach
+            num[r] += reach[:, None] * tables[r]
+            den[r] += reach
+        learners.step()
+    expected = num / den[:, :, None]
+    assert np.all(den > 0)
+    # the runs moved, so a plain (unweighted) mean or the last iterate would differ
+    assert not np.allclose(learners.last_tables(), expected, atol=1e-6)
+    assert np.allclose(learners.average_tables(), expected, atol=1e-12, rtol=0)
+
+
+# ----- 8. the visitation law -----------------------------------------------------------------------------
+def test_decision_law_matches_enumerated_kuhn_histories_under_random_policies():
+    game = get_game("kuhn")
+    rs = np.random.default_rng(5)
+    tables = []
+    for _ in range(2):
+        t = rs.uniform(0.05, 1.0, size=(len(game.infostates), game.num_actions)) * game.infostates.legal
+        tables.append(t / t.sum(axis=1, keepdims=True))
+    tables = np.array(tables)
+    law = visitation.decision_law(game, tables)
+    for r in range(2):
+        lookup = {s: tables[r, i] for i, s in enumerate(game.infostates.strings)}
+        decisions, terminals = enumerate_decisions("kuhn", lambda info, legal, lookup=lookup: list(lookup[info]))
+        want = np.zeros((len(game.infostates), game.num_cards))
+        for info, _, _, opp, reach, _ in decisions:
+            want[game.infostates.id_of[info], opp] += reach
+        expected_decisions = sum(d * p for d, p in terminals)
+        assert abs(sum(reach for *_, reach, _ in decisions) - expected_decisions) < 1e-12
+        assert law.expected_decisions[r] == pytest.approx(expected_decisions, abs=1e-12)
+        assert np.allclose(law.weights[r], want, atol=1e-14, rtol=0)
+
+
+def test_decision_law_leduc_uniform_expected_decisions():
+    game = get_game("leduc")
+    law = visitation.decision_law(game, (game.infostates.legal / game.infostates.legal.sum(1, keepdims=True))[None])
+    _, terminals = uniform_decisions("leduc")
+    expected = sum(d * p for d, p in terminals)
+    assert law.expected_decisions[0] == pytest.approx(expected, abs=1e-12)
+    assert sum(p for _, p in terminals) == pytest.approx(1.0, abs=1e-12)
+
+
+# ----- 9. uniform arm's exploitability --------------------------------------------------------------------
+@pytest.mark.parametrize("game_name,value", [("leduc", 2.373611), ("kuhn", 0.458333)])
+def test_uniform_arm_average_policy_exploitability(game_name, value):
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    game = get_game(game_name)
+    learners = Learners(game_name, [RunSpec("uniform", 13)], Schedule(iterations=2, decision_points=8, epochs=2))
+    learners.step()
+    learners.step()
+    avg = learners.average_tables()[0]
+    tabular = to_openspiel(game, table_to_policy(game, avg))
+    got = os_exploitability.exploitability(pyspiel.load_game(OS_NAME[game_name]), tabular)
+    assert abs(got - value) < 1e-6
