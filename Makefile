@@ -75,6 +75,7 @@ check-book: setup
 benchmark: setup
 	$(PY) benchmarks/bench_collect.py
 	$(PY) benchmarks/bench_solver.py
+	$(PY) benchmarks/bench_learn.py
 
 clean:
 	rm -rf _build .pytest_cache

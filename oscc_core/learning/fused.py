@@ -1,0 +1,200 @@
+"""The learners' fused CPU path: one `Learners.step` in a handful of compiled calls.
+
+On the torch path an iteration is thousands of small tensor operations
+(stream keys, lane building, play, the law, the terms, each epoch's
+gradient), so its time is call overhead.  `FusedStep` computes exactly the
+same numbers in numba kernels (`fused_kernels`, compiled once and cached
+with the collector's kernel):
+
+1. pi_t = masked_softmax(logits): the shift and the normalisation are
+   compiled, the `exp` between them is torch's;
+2. the visitation law, the average-policy sums and the N decision points
+   of every active run;
+3. every enumerate / sample run's lanes (cp_grpo, independent, uniform,
+   grpo), played to the end, with their ledger counts and surrogate terms;
+4. E epochs of the clipped surrogate gradient, each around one torch `exp`
+   of the touched table rows.
+
+PPO runs (whole episodes, GAE and the value table) go through the torch
+path's own code: when a batch holds one, the fused terms join PPO's terms
+and the torch epochs run.  Tests (`tests/test_learning_fused.py`) check
+that logits, average tables, values and ledgers are bitwise those of the
+torch path, so which engine ran never shows in a result.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from oscc_core.engine import rng
+from oscc_core.engine.fused import _U, _game_arrays
+from oscc_core.engine.rollout import chance_event_of_nodes
+from oscc_core.exact.sequence_form import EMPTY_SEQUENCE, sequence_form
+from oscc_core.games import CHANCE, Game
+from oscc_core.learning import fused_kernels as k
+from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE
+from oscc_core.learning.ledger import FIELDS
+from oscc_core.learning.objectives import Terms
+from oscc_core.learning.visitation import DecisionPoints, decision_histories
+
+_KIND = {ENUMERATE: k.ENUMERATE_KIND, SAMPLE: k.SAMPLE_KIND, EPISODE: k.OTHER_KIND}
+_NAMESPACES = ("root", "hidden", "chance", "policy")
+_EXP_ROWS = 512          # rows per torch.exp call (see FusedStep._exp)
+_TAGS = np.array([rng.field_tag(f) for f in ("group", "branch", "rollout", "event", "stream")], dtype=np.uint64)
+
+
+@lru_cache(maxsize=None)
+def game_data(game: Game) -> dict:
+    """A game's static tables for the kernels: tree, information states, sequence form, decision histories."""
+    sf, h, info = sequence_form(game), decision_histories(game), game.infostates
+    assert EMPTY_SEQUENCE == (0, 1)
+    plan = [(ps.seq_of[i, a], ps.parent_seq[i], ps.infosets[i], a)
+            for ps in sf.players for level in ps.level_slices for i in range(level.start, level.stop)
+            for a in range(game.num_actions)]           # realisation_plans' order: player, own level, state
+    events = list(chance_event_of_nodes(game).values())
+    data = dict(_game_arrays(game))
+    data.update(
+        plan=np.array(plan, dtype=np.int64).reshape(-1, 4), parent_seq=sf.parent_seq.astype(np.int64),
+        num_sequences=sf.num_sequences, h_info=h.infostate.astype(np.int64),
+        h_card=h.opponent_card.astype(np.int64), h_own=h.own_sequence.astype(np.int64),
+        h_opp=h.opponent_sequence.astype(np.int64), chance=float(h.chance),
+        info_legal=np.ascontiguousarray(info.legal), info_node=info.node.astype(np.int64),
+        info_player=info.player.astype(np.int64), info_card=info.card.astype(np.int64),
+        info_public=info.public_card.astype(np.int64), steps=int(game.tree.depth.max()) + 1,
+        has_chance=bool((game.tree.player == CHANCE).any()), event=_U((events[0] if events else 0) & rng.MASK64))
+    return data
+
+
+class FusedStep:
+    """Buffers and static tables of one `Learners` object, and its fused `step`."""
+
+    def __init__(self, learners) -> None:
+        self.learners = L = learners
+        game, s = L.game, L.schedule
+        self.data = d = game_data(game)
+        r, n_info, a, c = len(L.runs), len(game.infostates), game.num_actions, game.num_cards
+        self.shape = (r, n_info, a)
+        width = max(a, s.group_size)
+        self.kind = np.array([_KIND[arm.samples] for arm in L.arms], dtype=np.int64)
+        self.share_hidden = np.array([arm.share_hidden for arm in L.arms])
+        self.share_chance = np.array([arm.share_chance for arm in L.arms])
+        self.updates = np.array([arm.updates for arm in L.arms])
+        self.has_episodes = bool((self.kind == k.OTHER_KIND).any())
+        rows = r * n_info
+        self.prev_bits = np.zeros((rows, a), np.int64)      # the logits pi_t was last computed from
+        self.known = False
+        self.changed = np.empty(rows, np.int64)
+        self.shifted_t, self.expd_t = (torch.empty((rows, a), dtype=torch.float64) for _ in range(2))
+        self.shifted, self.expd = self.shifted_t.numpy(), self.expd_t.numpy()
+        self.behaviour = np.empty((rows, a))                 # pi_t, renewed where the logits changed
+        self.probs, self.grad = np.empty((rows, a)), np.empty((rows, a))
+        self.cdf, self.last = np.empty((rows, a), np.int64), np.empty(rows, np.int64)
+        self.x, self.weights = np.empty(d["num_sequences"]), np.zeros((rows, c))
+        self.per_state = np.empty(n_info)
+        self.hid_cum, self.hid_last = np.zeros((rows, c)), np.zeros(rows, np.int64)
+        self.points = np.zeros((r, s.decision_points), np.int64)
+        self.scratch_i, self.scratch_u = np.zeros((7, width), np.int64), np.zeros((1, width), np.uint64)
+        self.scratch_f = np.zeros((2, width))
+        cap = r * s.decision_points * width
+        self.t_row, self.t_action = np.empty(cap, np.int64), np.empty(cap, np.int64)
+        self.t_weight, self.t_adv, self.t_pi0 = np.empty(cap), np.empty(cap), np.empty(cap)
+        self.touched, self.rows_u = np.zeros(rows, bool), np.empty(rows, np.int64)
+        self._prefixes: dict[int, np.ndarray] = {}
+        self._link_ledger()
+
+    def _link_ledger(self) -> None:
+        """Make the ledger's counts views of one [fields, R] block the kernels write into."""
+        counts = self.learners.ledger.counts
+        self.block_t = torch.stack([counts[f] for f in FIELDS]).contiguous()
+        self.learners.ledger.counts = {f: self.block_t[i] for i, f in enumerate(FIELDS)}
+        self.block = self.block_t.numpy()
+
+    def _prefix_table(self, split: int) -> np.ndarray:
+        """[R, 4] key states after (run, split) of the root, hidden, chance and policy namespaces (cached)."""
+        if split not in self._prefixes:
+            self._prefixes[split] = np.array(
+                [[rng.derive_key_reference_prefix(ns, run=int(seed), split=split) & rng.MASK64 for ns in _NAMESPACES]
+                 for seed in self.learners.seeds.tolist()], dtype=np.uint64).reshape(-1, 4)
+        return self._prefixes[split]
+
+    def step(self, group_base: "torch.Tensor | None", split: int) -> None:
+        L, d, s = self.learners, self.data, self.learners.schedule
+        n, (r, n_info, a) = s.decision_points, self.shape
+        if L.ledger.counts[FIELDS[0]].data_ptr() != self.block_t.data_ptr():
+            self._link_ledger()                        # the ledger was replaced
+        if not L.logits.is_contiguous():
+            L.logits = L.logits.contiguous()
+        flat = L.logits.detach().view(-1, a).numpy()   # the kernels update the logits in place
+        spent = L.spent.numpy()
+        active = ~spent & (L.iteration < s.iterations)
+        base = (np.full(r, L.iteration * n, np.int64) if group_base is None
+                else np.ascontiguousarray(group_base.cpu().numpy(), dtype=np.int64))
+        prefixes = self._prefix_table(split)
+        n_changed, negative_zero = k.changed_rows(flat.view(np.int64), self.prev_bits, self.known, self.changed)
+        self.known = True
+        k.shift_rows(flat, d["info_legal"], n_info, self.changed, n_changed, self.shifted)
+        self._exp(n_changed)
+        k.law_and_points(active, self.expd, self.changed, n_changed, d["info_legal"], n_info, self.behaviour,
+                         self.cdf, self.last,
+                         L.cumulative, d["plan"], self.x, d["parent_seq"], d["h_info"], d["h_card"], d["h_own"],
+                         d["h_opp"], d["chance"], self.weights, self.per_state, prefixes[:, 0].copy(), _TAGS[0],
+                         base, self.points)
+        self.touched[:] = False
+        budget = -1 if s.budget is None else int(s.budget)
+        n_terms, n_rows = k.collect(
+            self.kind, active, self.share_hidden, self.share_chance, self.updates, s.group_size, budget, n_info,
+            self.points, base, np.ascontiguousarray(prefixes[:, 1:]), _TAGS, d["event"], self.weights,
+            self.hid_cum, self.hid_last, self.behaviour, self.cdf, self.last, d["info_node"], d["info_player"],
+            d["info_card"], d["info_public"], d["steps"], L.game.num_cards, d["has_chance"], d["player"],
+            d["chance_child"], d["child"], d["legal"], d["info_index"], d["utility"], self.block, spent,
+            self.scratch_i, self.scratch_u, self.scratch_f, self.t_row, self.t_action, self.t_weight, self.t_adv,
+            self.t_pi0, self.touched, self.rows_u)
+        if self.has_episodes and bool((active & (self.kind == k.OTHER_KIND)).any()):
+            L._update(self._with_episodes(n_terms, active, base, split))
+        else:
+            every_row = negative_zero or not np.isfinite(s.learning_rate)
+            self._epochs(flat, n_terms, n_rows, every_row)
+        self.block[k.ITERATIONS] += active
+        if s.budget is not None:
+            spent |= self.block[k.PHYSICAL] >= s.budget
+        L.iteration += 1
+
+    def _exp(self, n_rows: int) -> None:
+        """expd[:n_rows] = torch.exp(shifted[:n_rows]), in pieces too small for torch to spread over threads.
+
+        torch's exp gives each element the same bits wherever it lies in a
+        tensor, so the pieces change nothing; they only keep an intra-op
+        thread pool (slow to wake when the cores are busy) out of the way.
+        """
+        for start in range(0, n_rows, _EXP_ROWS):
+            stop = min(start + _EXP_ROWS, n_rows)
+            torch.exp(self.shifted_t[start:stop], out=self.expd_t[start:stop])
+
+    def _epochs(self, flat: np.ndarray, n_terms: int, n_rows: int, every_row: bool) -> None:
+        """E clipped-surrogate steps on the fused terms; epoch 0's pi_theta is pi_t itself."""
+        s, d, n_info = self.learners.schedule, self.data, self.shape[1]
+        for e in range(s.epochs):
+            if e:
+                self._exp(n_rows)
+            k.epoch(e > 0, self.expd, self.rows_u, n_rows, self.touched, self.probs if e else self.behaviour,
+                    d["info_legal"], n_info, self.t_row, self.t_action, self.t_weight, self.t_adv, self.t_pi0,
+                    n_terms, self.grad, flat, float(s.learning_rate), 1 + s.epsilon, 1 - s.epsilon, self.block,
+                    self.shifted, every_row)
+
+    def _with_episodes(self, n_terms: int, active: np.ndarray, base: np.ndarray, split: int) -> Terms:
+        """The fused terms followed by the PPO runs' terms from the torch path (`Learners._collect_kind`)."""
+        L, d, (r, n_info, a) = self.learners, self.data, self.shape
+        fused = Terms(*(torch.from_numpy(x[:n_terms].copy()) for x in
+                        (self.t_row, self.t_action, self.t_weight, self.t_adv, self.t_pi0)))
+        rows = torch.as_tensor(np.flatnonzero(active & (self.kind == k.OTHER_KIND)))
+        info = torch.from_numpy(self.points.copy())
+        points = DecisionPoints(info, *(torch.from_numpy(d[f])[info] for f in
+                                        ("info_node", "info_player", "info_card", "info_public")),
+                                torch.zeros(info.shape + (L.game.num_cards,), dtype=torch.float64))
+        groups = torch.from_numpy(base).unsqueeze(1) + torch.arange(L.schedule.decision_points)
+        behaviour = torch.from_numpy(self.behaviour).view(r, n_info, a)
+        episodes = L._collect_kind(EPISODE, rows, points, groups, split, torch.from_numpy(self.cdf),
+                                   torch.from_numpy(self.last), behaviour)
+        return Terms.cat([fused, episodes])
