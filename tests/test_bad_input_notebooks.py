@@ -23,3 +23,18 @@ def test_03_pilot_blocks_beyond_the_calibration_stops(tmp_path):
 def test_04_unwritable_output_dir_stops(tmp_path):
     (tmp_path / "a_file").write_text("")
     assert_stops_naming("04_selector", tmp_path, "output_dir", output_dir=str(tmp_path / "a_file" / "results"))
+
+
+def test_05_dev_seeds_overlapping_the_reporting_seeds_stops_before_writing(tmp_path):
+    assert_stops_naming("05_solver", tmp_path, "dev_seeds", dev_seeds=[13, 1001])
+    assert not (tmp_path / "results").exists()
+
+
+def test_05_budget_below_the_minimum_stops_before_writing(tmp_path):
+    assert_stops_naming("05_solver", tmp_path, "budget", budget=10)
+    assert not (tmp_path / "results").exists()
+
+
+def test_05_contrast_root_given_as_a_number_stops_before_writing(tmp_path):
+    assert_stops_naming("05_solver", tmp_path, "contrast_root", contrast_root=9)
+    assert not (tmp_path / "results").exists()

@@ -1,0 +1,1 @@
+"""Chapter 05 (solver): the learners trained on Leduc and evaluated exactly."""

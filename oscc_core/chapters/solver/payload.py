@@ -1,0 +1,55 @@
+"""The solver chapter's results file: every reported quantity, with the keys the issue fixes.
+
+Keys (arms cp_grpo, independent, grpo, ppo, uniform; seeds as strings):
+calibration.<game>.exploitability; diagnostic.<arm>.<seed>.exploitability_last / _average;
+frozen_screen.epsilon, frozen_screen.delta.paired / .independent;
+policy_screen.<arm>.<seed>.exploitability, .nash_conv, .player0_value (whole game, average policy),
+besides the rows of every table (`rows.<table>`), the curves and the ledgers.
+"""
+from __future__ import annotations
+
+from oscc_core.chapters.solver.tables import sensitivity_records
+from oscc_core.chapters.solver.training import exploitabilities
+from oscc_core.reporting.tables import rows_record
+
+
+def calibration_payload(cal: dict) -> dict:
+    return {game: {"exploitability": res["max_exploitability"], "iterations": res["iterations"],
+                   "labels": res["labels"], "identical": res["identical"], "openspiel": res["openspiel"],
+                   "first_reach": {k: v["first_reach"] for k, v in res["targets"].items()},
+                   "curve": res["curve"]} for game, res in cal.items()}
+
+
+def diagnostic_payload(batch, seeds) -> dict:
+    avg, last = exploitabilities("leduc", batch.average), exploitabilities("leduc", batch.last)
+    out: dict = {}
+    for arm in ("cp_grpo", "independent"):
+        for s in seeds:
+            r = batch.index(arm, s)
+            out.setdefault(arm, {})[str(s)] = {
+                "exploitability_average": float(avg[r]), "exploitability_last": float(last[r]),
+                "curve_average": [float(batch.curve_average[t][r]) for t in sorted(batch.curve_average)],
+                "ledger": batch.ledger(r)}
+    return out
+
+
+def frozen_payload(screen: dict) -> dict:
+    return {"epsilon": screen["parameters"]["epsilon"],
+            "delta": {mode: m["exact_delta"]["law_average"] for mode, m in screen["modes"].items()},
+            "screen": screen}
+
+
+def scale_payload(batch, seeds) -> dict:
+    return {"iterations": sorted(batch.curve_average),
+            "runs": {run.key: {"average": [float(batch.curve_average[t][r]) for t in sorted(batch.curve_average)],
+                               "last": [float(batch.curve_last[t][r]) for t in sorted(batch.curve_last)]}
+                     for r, run in enumerate(batch.runs)}}
+
+
+def payload(p, *, eta, cal, diag, panel, frozen, records, cfr, scale, checkpoints, tables) -> dict:
+    """The whole results file body (the manifest is added by `reporting.results.write_results`)."""
+    return {"eta": eta, "calibration": calibration_payload(cal), "diagnostic": diagnostic_payload(diag,
+                                                                                                 p.diagnostic_seeds),
+            "sensitivity": sensitivity_records(panel), "frozen_screen": frozen_payload(frozen),
+            "policy_screen": records, "cfr_reference": cfr, "scale_curve": scale_payload(scale, p.scale_seeds),
+            "checkpoints": checkpoints, "rows": {name: rows_record(rows) for name, rows in tables.items()}}
