@@ -21,3 +21,14 @@ def assert_stops_naming(stem: str, tmp_path, name: str, **parameters) -> None:
         run_notebook(stem, tmp_path, **parameters)
     assert info.value.ename == "ParameterError"
     assert name in info.value.evalue
+
+
+def parameter_defaults(stem: str) -> dict:
+    """The literal defaults of notebooks/<stem>.ipynb's parameters cell, read with ast (nothing is run)."""
+    import ast
+    import json
+
+    nb = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+    tree = ast.parse("".join(cell["source"]))
+    return {node.target.id: ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.AnnAssign)}

@@ -10,7 +10,6 @@ import pytest
 import torch
 
 from oscc_core.chapters.contract import (
-    engine_probe,
     figures,
     observation,
     parameters,
@@ -20,6 +19,7 @@ from oscc_core.chapters.contract import (
     swaps,
     tables,
 )
+from oscc_core.engine import probe as engine_probe
 from oscc_core.engine import rng
 from oscc_core.engine.failures import FAILURE_CODES
 from oscc_core.engine.violations import CONTROLS

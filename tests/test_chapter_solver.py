@@ -8,7 +8,6 @@ DESIGN section 10 applied in the test.
 """
 from __future__ import annotations
 
-import ast
 import gzip
 import itertools
 import json
@@ -20,17 +19,20 @@ import pytest
 import torch
 
 pyspiel = pytest.importorskip("pyspiel")
-from open_spiel.python.policy import TabularPolicy, python_policy_to_pyspiel_policy  # noqa: E402
+from notebook_runs import parameter_defaults
+from open_spiel.python.policy import TabularPolicy, python_policy_to_pyspiel_policy
+from openspiel_reference import information_states
 
-from oscc_core.chapters.solver import parameters, rows, screen, summary, training  # noqa: E402
-from oscc_core.engine import rng  # noqa: E402
-from oscc_core.exact.evaluation import rank_pairs  # noqa: E402
-from oscc_core.learning.loop import Learners, RunSpec, Schedule  # noqa: E402
-from oscc_core.learning.update_variance import update_variances  # noqa: E402
-from oscc_core.policy import table_to_policy  # noqa: E402
-from oscc_core.reporting import claims  # noqa: E402
-from oscc_core.reporting.params import ParameterError  # noqa: E402
-from oscc_core.reporting.rows import Row  # noqa: E402
+from oscc_core.chapters.solver import parameters, rows, screen, training
+from oscc_core.engine import rng
+from oscc_core.exact.evaluation import rank_pairs
+from oscc_core.learning import summary
+from oscc_core.learning.loop import Learners, RunSpec, Schedule
+from oscc_core.learning.update_variance import update_variances
+from oscc_core.policy import table_to_policy
+from oscc_core.reporting import claims
+from oscc_core.reporting.params import ParameterError
+from oscc_core.reporting.rows import Row
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "05_solver.ipynb"
 RUNS = [RunSpec("cp_grpo", 13), RunSpec("cp_grpo", 17), RunSpec("independent", 13)]
@@ -41,17 +43,9 @@ RANKS = "JQK"
 
 
 # ----- shared fixtures ------------------------------------------------------------------------
-def notebook_defaults() -> dict:
-    """The parameters cell's defaults, read with ast (no execution of the notebook)."""
-    nb = json.loads(NOTEBOOK.read_text())
-    cell = next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
-    tree = ast.parse("".join(cell["source"]))
-    return {node.target.id: ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.AnnAssign)}
-
-
 @pytest.fixture(scope="module")
 def defaults(tmp_path_factory) -> dict:
-    return {**notebook_defaults(), "output_dir": str(tmp_path_factory.mktemp("solver_results"))}
+    return {**parameter_defaults("05_solver"), "output_dir": str(tmp_path_factory.mktemp("solver_results"))}
 
 
 @pytest.fixture(scope="module")
@@ -61,27 +55,12 @@ def p(defaults):
 
 @pytest.fixture(scope="module")
 def batch():
-    return training.train(RUNS, SCHEDULE, "cpu")
+    return training.train("leduc", RUNS, SCHEDULE, "cpu")
 
 
 @pytest.fixture(scope="module")
 def os_game():
     return pyspiel.load_game("leduc_poker")
-
-
-def all_infostates(game) -> set[str]:
-    """Every information-state string of the game, by walking pyspiel's tree."""
-    out, stack = set(), [game.new_initial_state()]
-    while stack:
-        s = stack.pop()
-        if s.is_terminal():
-            continue
-        if s.is_chance_node():
-            stack += [s.child(a) for a, _ in s.chance_outcomes()]
-            continue
-        out.add(s.information_state_string(s.current_player()))
-        stack += [s.child(a) for a in s.legal_actions()]
-    return out
 
 
 def pyspiel_exploitability(game, policy: dict) -> float:
@@ -126,7 +105,7 @@ def test_saved_checkpoints_hold_every_leduc_infostate_with_a_distribution(batch,
     with gzip.open(path, "rt") as fh:
         body = json.load(fh)
     assert set(body) == {f"{r.arm}/{r.seed}" for r in RUNS}
-    states = all_infostates(os_game)
+    states = information_states("leduc_poker")
     assert len(states) == 936
     for policy in body.values():
         assert set(policy) == states
@@ -183,7 +162,7 @@ def test_update_variance_equals_separate_replicate_learners(batch):
 
 def test_update_variance_of_grpo_and_ppo_equals_separate_replicate_learners():
     runs = [RunSpec("grpo", 13), RunSpec("ppo", 13)]
-    trained = training.train(runs, SCHEDULE, "cpu")
+    trained = training.train("leduc", runs, SCHEDULE, "cpu")
     logits, values = trained.learners.logits, trained.learners.values
     assert float(values[1].abs().sum()) > 0                   # ppo's value table has moved
     got = update_variances("leduc", runs, logits, values, SCHEDULE, REPLICATES, "cpu")

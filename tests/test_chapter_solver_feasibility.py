@@ -20,7 +20,7 @@ from oscc_core.chapters.solver.feasibility import (
     feasibility_rows,
     feasibility_table,
     outside,
-    printed_rounding,
+
     uniform_reference,
     value_range,
 )
@@ -83,9 +83,9 @@ def test_a_number_inside_one_reading_is_not_flagged_and_outside_both_is():
 
 
 def test_printed_rounding_is_half_a_unit_in_the_last_decimal():
-    assert printed_rounding(0.2368) == pytest.approx(5e-5)
-    assert printed_rounding(0.332) == pytest.approx(5e-4)
-    assert printed_rounding(26) == pytest.approx(0.5)
+    assert claims.printed_rounding(0.2368) == pytest.approx(5e-5)
+    assert claims.printed_rounding(0.332) == pytest.approx(5e-4)
+    assert claims.printed_rounding(26) == pytest.approx(0.5)
 
 
 def test_uniform_leduc_exploitability_and_value_are_openspiels():

@@ -42,3 +42,5 @@ def get_learner_arm(name: str) -> LearnerArm:
     if name not in LEARNER_ARMS:
         raise ValueError(f"arm must be one of {list(LEARNER_ARMS)}, got {name!r}.")
     return LEARNER_ARMS[name]
+
+ARM_NAMES = tuple(LEARNER_ARMS)      # the arms in the order of DESIGN section 8's table

@@ -39,7 +39,7 @@ class Transitions:
         return self.valid.sum(1)
 
 
-def transitions(events: "list[ActionEvent]", utility_p0: torch.Tensor, infostate_player: torch.Tensor,
+def transitions(events: list[ActionEvent], utility_p0: torch.Tensor, infostate_player: torch.Tensor,
                 depth: int) -> Transitions:
     """Dense transitions from `play`'s trace events (lane ids index the hands)."""
     e = len(utility_p0)

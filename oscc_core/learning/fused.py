@@ -23,7 +23,7 @@ torch path, so which engine ran never shows in a result.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import torch
@@ -45,7 +45,7 @@ _EXP_ROWS = 512          # rows per torch.exp call (see FusedStep._exp)
 _TAGS = np.array([rng.field_tag(f) for f in ("group", "branch", "rollout", "event", "stream")], dtype=np.uint64)
 
 
-@lru_cache(maxsize=None)
+@cache
 def game_data(game: Game) -> dict:
     """A game's static tables for the kernels: tree, information states, sequence form, decision histories."""
     sf, h, info = sequence_form(game), decision_histories(game), game.infostates
@@ -119,7 +119,7 @@ class FusedStep:
                  for seed in self.learners.seeds.tolist()], dtype=np.uint64).reshape(-1, 4)
         return self._prefixes[split]
 
-    def step(self, group_base: "torch.Tensor | None", split: int) -> None:
+    def step(self, group_base: torch.Tensor | None, split: int) -> None:
         L, d, s = self.learners, self.data, self.learners.schedule
         n, (r, n_info, a) = s.decision_points, self.shape
         if L.ledger.counts[FIELDS[0]].data_ptr() != self.block_t.data_ptr():

@@ -25,7 +25,7 @@ class Ledger:
     def __init__(self, num_runs: int, device) -> None:
         self.counts = {f: torch.zeros(num_runs, dtype=torch.int64, device=device) for f in FIELDS}
 
-    def add(self, field: str, run: torch.Tensor, amount: "torch.Tensor | int" = 1) -> None:
+    def add(self, field: str, run: torch.Tensor, amount: torch.Tensor | int = 1) -> None:
         amount = torch.as_tensor(amount, dtype=torch.int64, device=run.device).expand_as(run)
         self.counts[field].index_add_(0, run, amount)
 

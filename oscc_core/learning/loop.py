@@ -56,7 +56,7 @@ class Schedule:
     epsilon: float = 0.2             # clip range
     learning_rate: float = 1.0       # eta, plain SGD on the logits
     group_size: int = 4              # G sampled actions (grpo)
-    budget: "int | None" = None      # physical calls per run; None: exactly `iterations` iterations
+    budget: int | None = None      # physical calls per run; None: exactly `iterations` iterations
     gae_lambda: float = 0.95         # ppo
     value_rate: float = 0.5          # ppo: V(I) moves this share of the way to the mean lambda-return
 
@@ -80,8 +80,8 @@ ENGINES = ("auto", "torch", "fused")
 class Learners:
     """The stacked state of R runs: logits [R, n_info, A], values [R, n_info], average-policy sums, ledger."""
 
-    def __init__(self, game: "str | Game", runs: "list[RunSpec]", schedule: Schedule, device="cpu",
-                 logits: "torch.Tensor | None" = None, values: "torch.Tensor | None" = None,
+    def __init__(self, game: str | Game, runs: list[RunSpec], schedule: Schedule, device="cpu",
+                 logits: torch.Tensor | None = None, values: torch.Tensor | None = None,
                  engine: str = "auto") -> None:
         self.game = get_game(game)
         self.runs, self.schedule, self.device = list(runs), schedule, torch.device(device)
@@ -103,7 +103,7 @@ class Learners:
             raise ValueError("the fused engine runs on the CPU with float64 logits only.")
         self._fused = None
         if engine != "torch" and fusable:
-            from oscc_core.learning.fused import FusedStep     # imports numba only when it is used
+            from oscc_core.learning.fused import FusedStep  # imports numba only when it is used
             self.logits = self.logits.contiguous()             # the kernels update it in place
             self._fused = FusedStep(self)
 
@@ -116,7 +116,7 @@ class Learners:
         """[R] runs that still take part: budget left (or iterations left when there is no budget)."""
         return ~self.spent & (self.iteration < self.schedule.iterations)
 
-    def step(self, group_base: "torch.Tensor | None" = None, split: int = TRAIN) -> None:
+    def step(self, group_base: torch.Tensor | None = None, split: int = TRAIN) -> None:
         """One iteration of every active run (group ids group_base + k; default t * N)."""
         if self._fused is not None:
             self._fused.step(group_base, split)
@@ -213,7 +213,7 @@ class Learners:
         return keep
 
     def _episodes(self, ctx: Context, behaviour) -> Terms:
-        s, n_info = self.schedule, len(self.game.infostates)
+        s = self.schedule
         lanes = episode_lanes(ctx)
         trace: list = []
         out = play(self.game, lanes.node, lanes.cards, lanes.public, lanes.policy_keys, lanes.chance_keys,

@@ -38,7 +38,7 @@ class Terms:
     behaviour: torch.Tensor
 
     @staticmethod
-    def cat(parts: "list[Terms]") -> "Terms":
+    def cat(parts: list[Terms]) -> Terms:
         return Terms(*(torch.cat([getattr(t, f) for t in parts]) for f in
                        ("row", "action", "weight", "advantage", "behaviour")))
 

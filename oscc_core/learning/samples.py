@@ -150,9 +150,9 @@ def _policy_keys(ctx: Context, branches: torch.Tensor) -> torch.Tensor:
                           ROLLOUT)
 
 
-def _chance_keys(ctx: Context, branches: "torch.Tensor | None") -> torch.Tensor:
-    fields = dict(run=ctx.runs.view(-1, 1, 1), split=ctx.split, group=ctx.groups.unsqueeze(-1), event=ctx.event,
-                  rollout=ROLLOUT)
+def _chance_keys(ctx: Context, branches: torch.Tensor | None) -> torch.Tensor:
+    fields = {"run": ctx.runs.view(-1, 1, 1), "split": ctx.split, "group": ctx.groups.unsqueeze(-1),
+              "event": ctx.event, "rollout": ROLLOUT}
     if branches is not None:
         fields["branch"] = branches.view(1, 1, -1)
     return rng.derive_key("chance", **fields)

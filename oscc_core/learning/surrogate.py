@@ -125,6 +125,6 @@ def finite_count(u: np.ndarray) -> int:
     return int(finite_rows(u).sum())
 
 
-def clip_fraction(clipped: "list[np.ndarray]", terms_per_group: "list[int]") -> float:
+def clip_fraction(clipped: list[np.ndarray], terms_per_group: list[int]) -> float:
     """Share of clip-selected terms over batches: sum of clipped counts / sum of groups x terms per group."""
     return float(sum(int(c.sum()) for c in clipped) / sum(len(c) * t for c, t in zip(clipped, terms_per_group)))

@@ -21,7 +21,7 @@ from oscc_core.learning.loop import Learners, RunSpec, Schedule
 VALIDATION = rng.SPLITS["validation"]
 
 
-def update_variances(game, runs: "list[RunSpec]", logits: torch.Tensor, values: torch.Tensor,
+def update_variances(game, runs: list[RunSpec], logits: torch.Tensor, values: torch.Tensor,
                      schedule: Schedule, replicates: int, device="cpu") -> np.ndarray:
     """[R] update variance (logits^2) of each run from its state logits [R, n_info, A], values [R, n_info]."""
     r, k = len(runs), int(replicates)

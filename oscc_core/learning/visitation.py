@@ -13,7 +13,7 @@ the sequence form, for all runs at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import torch
@@ -48,7 +48,7 @@ class DecisionHistories:
     chance: float
 
 
-@lru_cache(maxsize=None)
+@cache
 def decision_histories(game: Game) -> DecisionHistories:
     sf = sequence_form(game)
     deal, node = np.nonzero(acting_infostates(game) >= 0)

@@ -23,6 +23,7 @@ and ``"not compared"``.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -107,6 +108,12 @@ class Relation:
         if self.holds is None:
             raise TypeError(f"Relation {self.text!r}: holds must be true or false, not None.")
         object.__setattr__(self, "holds", bool(self.holds))  # numpy booleans -> bool
+
+
+def printed_rounding(value) -> float:
+    """Half a unit in the last decimal of a paper number as stored: the most its printing can hide
+    (same units as the number)."""
+    return 0.5 * 10.0 ** Decimal(repr(float(value))).normalize().as_tuple().exponent
 
 
 def _finite(x: Any, name: str) -> float:

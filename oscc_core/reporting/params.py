@@ -37,6 +37,15 @@ class ParameterError(ValueError):
         return [f"ParameterError: {self}"]
 
 
+def declared(mapping, names) -> dict:
+    """{name: value} of every declared parameter in `mapping` (a notebook's globals); ParameterError names the
+    missing ones."""
+    missing = [n for n in names if n not in mapping]
+    if missing:
+        raise ParameterError(f"the parameters {missing} are not defined (run the parameters cell first).")
+    return {n: mapping[n] for n in names}
+
+
 def check_int(name: str, value, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
         allowed = f">= {low}" if high is None else f"in [{low}, {high}]"

@@ -264,3 +264,15 @@ class Row(Mapping):
 
     def __len__(self) -> int:
         return len(self.as_dict())
+
+
+def unshown_impossible(impossible: dict, groups: dict) -> list[Row]:
+    """The rows of `impossible` (claim id -> impossible row) that no table of `groups` (name -> rows) showed.
+
+    Refuses a claim id named by two rows: the claims ledger takes one row per entry.
+    """
+    ids = [r.claim_id for g in groups.values() for r in g if r.claim_id]
+    doubled = sorted({c for c in ids if ids.count(c) > 1})
+    if doubled:
+        raise ValueError(f"claim ids named by two rows: {doubled[:5]}")
+    return [r for cid, r in impossible.items() if cid not in set(ids)]

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 import torch
 
-from oscc_core.chapters.contract.engine_probe import any_by, engine_step, observe
 from oscc_core.engine import rng
 from oscc_core.engine.arms import get_arm
 from oscc_core.engine.collector import Collection, Streams, collect, contrast_moments
 from oscc_core.engine.failures import CODE_OF, FAILURE_CODES, OK, failure_counts
+from oscc_core.engine.probe import any_by, engine_step, observe
 from oscc_core.engine.rollout import ChanceEvent, chance_event_of_nodes
 from oscc_core.engine.violations import Violation
 from oscc_core.exact.cfr import CFRPlus

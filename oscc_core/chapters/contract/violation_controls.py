@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import torch
 
-from oscc_core.chapters.contract.observation import observation_audit
 from oscc_core.chapters.contract.predicates import certificate
 from oscc_core.chapters.contract.run_audit import audit_run, contrast_var
 from oscc_core.engine.arms import ARMS
 from oscc_core.engine.collector import collect
+from oscc_core.engine.observation_audit import observation_audit
 from oscc_core.engine.violations import CONTROLS, Violation
 from oscc_core.exact.arm_moments import arm_moments
 

@@ -25,7 +25,6 @@ section 8); against another opponent only the lower end v* - NashConv binds.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 
 import numpy as np
 
@@ -43,10 +42,6 @@ NASHCONV_INTERVAL = {"cp_grpo_paired": "app_solver.nashconv.interval"}
 UNIFORM = "grpo_ppo.uniform_policy"
 SEEDS_CLAIM = "grpo_ppo.footnote.seeds"
 
-
-def printed_rounding(value) -> float:
-    """Half a unit in the last decimal of a paper number as stored (chips): the most its printing can hide."""
-    return 0.5 * 10.0 ** Decimal(repr(float(value))).normalize().as_tuple().exponent
 
 
 def value_range(equilibrium: EquilibriumValue, nash_conv: float) -> tuple[float, float]:
@@ -110,7 +105,7 @@ def solver_row_checks(row: str, equilibrium: EquilibriumValue, game: str = "ledu
     base = f"measured_solver.{row}"
     v0, br, nc, ex = (float(claims.claim(f"{base}.{k}"))
                       for k in ("player0_value", "best_response_value", "nashconv", "exploitability"))
-    r = printed_rounding
+    r = claims.printed_rounding
     eps = FEASIBILITY_ROUNDING
     v_star = f"v* in [{equilibrium.low:.5f}, {equilibrium.high:.5f}]"
     out = [_entry(f"{base}.nashconv", f"{row}: NashConv", [(0.0, _max_nash_conv(game))],
@@ -148,7 +143,7 @@ def solver_row_checks(row: str, equilibrium: EquilibriumValue, game: str = "ledu
 def app_interval_checks(equilibrium: EquilibriumValue, game: str = "leduc") -> list[dict]:
     """The 95% intervals of tab:app-p1-solver against the ranges the printed NashConv interval allows."""
     nc_lo, nc_hi = (float(x) for x in claims.claim("app_solver.nashconv.interval"))
-    r, eps = printed_rounding, FEASIBILITY_ROUNDING
+    r, eps = claims.printed_rounding, FEASIBILITY_ROUNDING
     value = claims.claim("app_solver.player_value.interval")
     band = value_range(equilibrium, nc_hi)
     ranges = best_response_ranges(equilibrium, nc_hi)
@@ -193,14 +188,14 @@ def uniform_checks(game: str = "leduc") -> list[dict]:
         cid = f"{UNIFORM}.{key}"
         out.append(_entry(cid, f"uniform policy: {what}", [(exact[key], exact[key])],
                           f"the uniform policy is fixed by the rules: its {what} is exactly {exact[key]:.6f} chips",
-                          printed_rounding(claims.claim(cid)) + FEASIBILITY_ROUNDING, ours=exact[key]))
+                          claims.printed_rounding(claims.claim(cid)) + FEASIBILITY_ROUNDING, ours=exact[key]))
     for key, what in (("return_mean", "return"), ("success_mean", "task success")):
         cid = f"{UNIFORM}.{key}"
         sd = float(claims.claim(cid.replace("_mean", "_sd")))
         t = (float(claims.claim(cid)) - exact[key]) / (sd / math.sqrt(seeds)) if sd > 0 else math.inf
         out.append(_entry(cid, f"uniform policy: {what} (seed mean)", [(exact[key], exact[key])],
                           f"against a uniform opponent, averaged over both seats, the {what} is exactly "
-                          f"{exact[key]:.6f}", printed_rounding(claims.claim(cid)) + FEASIBILITY_ROUNDING,
+                          f"{exact[key]:.6f}", claims.printed_rounding(claims.claim(cid)) + FEASIBILITY_ROUNDING,
                           flag=False, ours=exact[key],
                           note=f"not flagged: printed with a seed SD {sd:g} (a sampled estimate; "
                                f"t = {t:.2f} over {seeds} seeds) against the paper's held-out opponents"))

@@ -64,7 +64,7 @@ class Parameters:
     out_dir: Path
     game: str = LEDUC
 
-    def schedule(self, learning_rate: float, budget: "int | None" = None, iterations: "int | None" = None
+    def schedule(self, learning_rate: float, budget: int | None = None, iterations: int | None = None
                  ) -> Schedule:
         """The learners' schedule at `learning_rate`: T = `iterations` (diagnostic) or the matched budget."""
         base = Schedule(iterations=self.iterations, decision_points=self.decision_points, epochs=self.epochs,
@@ -99,10 +99,7 @@ def _floats(name: str, value, low: float, high: float) -> list:
 
 def validate(mapping: Mapping) -> Parameters:
     """Check every parameter in `mapping` (the notebook's globals); ParameterError names the first bad one."""
-    missing = [n for n in NAMES if n not in mapping]
-    if missing:
-        raise params.ParameterError(f"the parameters {missing} are not defined (run the parameters cell first).")
-    v = {n: mapping[n] for n in NAMES}
+    v = params.declared(mapping, NAMES)
     for name in ("diagnostic_seeds", "policy_seeds", "dev_seeds", "sensitivity_seeds", "scale_seeds",
                  "calibration_labels"):
         v[name] = _seeds(name, v[name])

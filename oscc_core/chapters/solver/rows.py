@@ -9,14 +9,14 @@ rules).
 """
 from __future__ import annotations
 
-from oscc_core.chapters.solver import summary
 from oscc_core.chapters.solver.training import LEARNED_ARMS
 from oscc_core.games import get_game
 from oscc_core.games.leduc import MAX_RAISES
+from oscc_core.learning import summary
 from oscc_core.method.stats import t_interval
 from oscc_core.reporting import claims
 from oscc_core.reporting.claims import Relation
-from oscc_core.reporting.rows import Row
+from oscc_core.reporting.rows import Row, unshown_impossible
 
 #: The paper's row label of each arm in its policy and solver tables.
 POLICY_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent", "grpo": "standard_grpo",
@@ -76,7 +76,7 @@ def diagnostic_setup_rows(p, groups_per_seed: int) -> list[Row]:
             Row.count("seeds per arm", "grpo_ppo.caption.seeds_per_arm", len(p.policy_seeds))]
 
 
-def ordering(records, arm, key, better: str) -> "Relation | None":
+def ordering(records, arm, key, better: str) -> Relation | None:
     """The paper's ordering for `key`: CP-GRPO best among the learned arms (the tables' bold marks)."""
     mean = {a: float(summary.values(records, a, key).mean()) for a in LEARNED_ARMS}
     best = max if better == "high" else min
@@ -202,17 +202,9 @@ def orderings(records) -> list[dict]:
     return out
 
 
+__all__ = ["unshown_impossible"]
+
+
 def impossible_rows(feasibility_rows) -> dict:
     """{claim id: row} of the paper numbers the rules exclude."""
     return {r.claim_id: r for r in feasibility_rows}
-
-
-def unshown_impossible(impossible: dict, groups: dict) -> list[Row]:
-    """The impossible rows no table of `groups` (name -> rows) showed; refuses a claim id named by two rows
-    (the ledger takes one row per entry)."""
-    rows = [r for g in groups.values() for r in g]
-    ids = [r.claim_id for r in rows if r.claim_id]
-    doubled = sorted({c for c in ids if ids.count(c) > 1})
-    if doubled:
-        raise ValueError(f"claim ids named by two rows: {doubled[:5]}")
-    return [r for cid, r in impossible.items() if cid not in set(ids)]

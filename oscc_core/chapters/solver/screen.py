@@ -10,46 +10,22 @@ behaviour policy, exact (`exact.arm_moments`) and sampled beside it
 """
 from __future__ import annotations
 
-import gzip
-import json
 from pathlib import Path
 
 import numpy as np
 
-from oscc_core.engine.collector import collect
-from oscc_core.exact.arm_moments import arm_moments
-from oscc_core.exact.evaluation import evaluate_checkpoint_table
-from oscc_core.games import get_game
-from oscc_core.interop.openspiel import load_openspiel_game, to_openspiel
-from oscc_core.learning.arms import get_learner_arm
+from oscc_core.learning import checkpoints
+from oscc_core.learning.summary import contrast_variances as _contrast_variances
+from oscc_core.learning.summary import evaluate_runs
 from oscc_core.learning.update_variance import update_variances
-from oscc_core.method.stats import contrast_pair
-from oscc_core.policy import resolve_policy, table_to_policy
 
 CHECKPOINTS = "05_solver_checkpoints.json.gz"
-
-
-def evaluate_runs(game: str, tables: np.ndarray, opponent: str) -> list:
-    """One `CheckpointEvaluation` per table [R, n_info, A] against `opponent` ("uniform")."""
-    opponent_table = resolve_policy(get_game(game), opponent, "opponent")
-    return [evaluate_checkpoint_table(game, t, opponent_table, opponent_label=opponent) for t in tables]
+__all__ = ["evaluate_runs"]
 
 
 def contrast_variances(p, batch) -> list[dict]:
-    """Per run: Var(R_i - R_j) (chips^2) of its arm's construction at `p.contrast_root`, exact and sampled."""
-    out = []
-    for r, run in enumerate(batch.runs):
-        policy = table_to_policy(p.game, batch.average[r])
-        arm = get_learner_arm(run.arm).coupling_arm
-        exact = arm_moments(p.game, p.contrast_root, policy)[arm]
-        i, j = contrast_pair(exact.actions)
-        sample = collect(p.game, p.contrast_root, arm, p.contrast_groups, run.seed, continuation=policy,
-                         device=p.device, split="validation").summary()
-        key = f"{i}-{j}"
-        out.append({"arm": arm, "actions": [exact.actions[i], exact.actions[j]], "exact": exact.contrast_var(i, j),
-                    "sampled": sample["pairwise_contrasts"][key]["contrast_var"],
-                    "sampled_se": sample["pairwise_contrasts"][key]["contrast_var_se"]})
-    return out
+    """Per run of the screen: the contrast variance of its arm's construction at `p.contrast_root` (chips^2)."""
+    return _contrast_variances(p.game, p.contrast_root, batch.runs, batch.average, p.contrast_groups, p.device)
 
 
 def screen_update_variances(p, batch, eta: float) -> np.ndarray:
@@ -60,33 +36,22 @@ def screen_update_variances(p, batch, eta: float) -> np.ndarray:
 
 
 def save_checkpoints(game: str, batch, out_dir, name: str = CHECKPOINTS) -> Path:
-    """Average policies at T as OpenSpiel-keyed JSON (gzip): {"<arm>/<seed>": {state: [probabilities]}}."""
-    body = {run.key: table_to_policy(game, batch.average[r]) for r, run in enumerate(batch.runs)}
-    path = Path(out_dir) / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
-    with gzip.GzipFile(path, "wb", mtime=0) as fh:     # mtime 0: the same bytes on every run
-        fh.write(text.encode())
-    return path
+    """The screen's average policies at T, keyed "<arm>/<seed>" (`learning.checkpoints.save_checkpoints`)."""
+    return checkpoints.save_checkpoints(Path(out_dir) / name, {run.key: (game, batch.average[r])
+                                                               for r, run in enumerate(batch.runs)})
 
 
 def openspiel_exploitabilities(game: str, path) -> dict[str, float]:
-    """Each saved checkpoint's exploitability (chips) recomputed by `pyspiel.exploitability` from the file."""
-    import pyspiel
-    from open_spiel.python.policy import python_policy_to_pyspiel_policy
-
-    with gzip.open(path, "rt") as fh:
-        body = json.load(fh)
-    os_game = load_openspiel_game(game)
-    return {key: float(pyspiel.exploitability(os_game, python_policy_to_pyspiel_policy(to_openspiel(game, policy))))
-            for key, policy in body.items()}
+    """Each saved checkpoint's exploitability (chips) recomputed by pyspiel from the file."""
+    return {key: checkpoints.openspiel_exploitability(game, policy)
+            for key, policy in checkpoints.load_checkpoints(path).items()}
 
 
 def cfr_reference(p) -> dict:
     """The exact CFR+ reference row: CFR+'s average policy after `p.leduc_cfr_iterations` iterations, evaluated
     like a checkpoint (chips; success unitless)."""
-    from oscc_core.chapters.solver.summary import EVALUATED
     from oscc_core.exact.cfr import CFRPlus
+    from oscc_core.learning.summary import EVALUATED
 
     solver = CFRPlus(p.game)
     for _ in range(p.leduc_cfr_iterations):

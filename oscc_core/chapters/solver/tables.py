@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from oscc_core.chapters.solver import summary
 from oscc_core.chapters.solver.rows import orderings
 from oscc_core.chapters.solver.training import exploitabilities
+from oscc_core.learning import summary
 from oscc_core.method.stats import t_interval
 from oscc_core.reporting.tables import round_frame
 

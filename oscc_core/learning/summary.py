@@ -1,4 +1,4 @@
-"""Per-run records of the policy screen and their summaries over seeds (mean, SD, 95% t-interval).
+"""Per-run records of a screen of learner runs and their summaries over seeds (mean, SD, 95% t-interval).
 
 A record holds, for one (arm, seed), the whole-game numbers of its average
 policy at T (chips; success and probabilities unitless; update variance in
@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from oscc_core.method.stats import t_interval
+from oscc_core.engine.collector import collect
+from oscc_core.exact.arm_moments import arm_moments
+from oscc_core.exact.evaluation import evaluate_checkpoint_table
+from oscc_core.games import get_game
+from oscc_core.learning.arms import get_learner_arm
+from oscc_core.method.stats import contrast_pair, t_interval
+from oscc_core.policy import resolve_policy, table_to_policy
 
 #: Whole-game quantities of a `CheckpointEvaluation`, by record key.
 EVALUATED = {
@@ -21,6 +27,28 @@ EVALUATED = {
     "mean_return": lambda e: e.versus.mean_return,
     "task_success": lambda e: e.versus.task_success,
 }
+
+
+def evaluate_runs(game: str, tables: np.ndarray, opponent: str) -> list:
+    """One exact `CheckpointEvaluation` per table [R, n_info, A] against `opponent` ("uniform")."""
+    opponent_table = resolve_policy(get_game(game), opponent, "opponent")
+    return [evaluate_checkpoint_table(game, t, opponent_table, opponent_label=opponent) for t in tables]
+
+
+def contrast_variances(game: str, root: str, runs, tables: np.ndarray, groups: int, device) -> list[dict]:
+    """Per run: Var(R_i - R_j) (chips^2) of its arm's construction at `root` with its table as continuation
+    and behaviour policy: exact (`exact.arm_moments`) and sampled from `groups` groups (validation split)."""
+    out = []
+    for run, table in zip(runs, tables):
+        policy = table_to_policy(game, table)
+        arm = get_learner_arm(run.arm).coupling_arm
+        exact = arm_moments(game, root, policy)[arm]
+        i, j = contrast_pair(exact.actions)
+        sample = collect(game, root, arm, groups, run.seed, continuation=policy, device=device,
+                         split="validation").summary()["pairwise_contrasts"][f"{i}-{j}"]
+        out.append({"arm": arm, "actions": [exact.actions[i], exact.actions[j]], "exact": exact.contrast_var(i, j),
+                    "sampled": sample["contrast_var"], "sampled_se": sample["contrast_var_se"]})
+    return out
 
 
 def run_records(batch, evaluations, last_exploitability, update_variance, contrast) -> dict:

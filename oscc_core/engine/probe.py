@@ -3,15 +3,17 @@
 `engine_step` runs the engine's own decision step (`rollout.step`) on states
 built by hand; `observation_hash_table` is the int64 observation hash of every
 information state (SHA-256 of its OpenSpiel string); `any_by` and `drift_by`
-reduce per-transition flags to one bool per group or per state.  Both audits
-of this chapter (over information states and over traced runs) ask the engine
-through these helpers.
+reduce per-transition flags to one bool per group or per state.  The audits
+over information states (`engine.observation_audit`), over traced runs
+(chapter 01) and over a learned checkpoint's lookups (chapter 06) ask the
+engine through these helpers.
 """
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+from functools import cache
 
+import numpy as np
 import torch
 
 from oscc_core.engine import rng
@@ -20,7 +22,7 @@ from oscc_core.games import get_game
 from oscc_core.policy import uniform_table
 
 
-@lru_cache(maxsize=None)
+@cache
 def observation_hash_table(game_name: str) -> torch.Tensor:
     """int64 observation hash of every information state: SHA-256 of its OpenSpiel string."""
     strings = get_game(game_name).infostates.strings
@@ -28,14 +30,16 @@ def observation_hash_table(game_name: str) -> torch.Tensor:
                          for s in strings], dtype=torch.int64)
 
 
-def engine_step(game, node, c0, c1, public, keys, counter, violation=None):
+def engine_step(game, node, c0, c1, public, keys, counter, violation=None, table: np.ndarray | None = None):
     """The engine's own decision step (`rollout.step`) on explicit full states.
 
-    Returns the information-state id the engine computes, the action it draws
-    under the uniform continuation and the (key, counter) address it reads.
+    Returns the information-state id the engine computes (the policy row it
+    looks up), the action it draws from `table` ([infostates, actions] in
+    `game.infostates` order; the uniform continuation when None) and the
+    (key, counter) address it reads.
     """
     t = game.tables("cpu")
-    cdf, last = policy_cdf(uniform_table(game), "cpu")
+    cdf, last = policy_cdf(uniform_table(game) if table is None else np.asarray(table, dtype=np.float64), "cpu")
     illegal = torch.zeros(len(node), dtype=torch.bool)
     _, _, _, info, action, _, used = step(node, c0, c1, public, keys, counter, illegal, t["player"],
                                            t["info_index"].reshape(-1), cdf, last, t["legal"], t["child"],

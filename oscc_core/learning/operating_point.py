@@ -1,0 +1,62 @@
+"""The operating point: everything that defines a learner run, fixed and hashed on Leduc before transfer.
+
+It holds every learner hyperparameter (the schedule with the chosen step
+size), the rule that chose the step size, each arm's construction, the
+evaluation protocol and its opponent, and the solver of the reference row.
+It is one frozen object; its digest is the SHA-256 of its canonical JSON
+record, so any change of any field changes the digest, and the solver and
+transfer chapters, built from the same parameter defaults, print the same
+digest.  Nothing learned on Kuhn can enter it: the Kuhn runs only read it.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+from oscc_core.digest import digest
+from oscc_core.learning.arms import ARM_NAMES, LEARNER_ARMS
+from oscc_core.learning.loop import Schedule
+
+#: Parameter names of the solver and transfer notebooks that enter the operating point (same defaults in both).
+FIELDS = ("decision_points", "epochs", "epsilon", "group_size", "budget", "gae_lambda", "value_rate", "eta_grid",
+          "dev_seeds", "learning_rate", "opponent", "contrast_root", "contrast_groups", "update_replicates",
+          "leduc_cfr_iterations")
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """The frozen operating point (units: eta in logits per unit gradient, budget in physical calls)."""
+
+    source_game: str
+    schedule: Schedule                 # learning_rate is the chosen eta
+    step_size_rule: tuple              # (("grid", ...), ("dev_seeds", ...), ("given", eta or 0))
+    arms: tuple                        # each arm's construction, in ARM_NAMES order
+    evaluation: tuple                  # (("opponent", ...), ("checkpoint", ...), ...)
+    solver: tuple                      # (("name", "CFR+"), ("reference_iterations", n))
+
+    def record(self) -> dict:
+        """The canonical JSON-ready record the digest is taken of."""
+        return {"source_game": self.source_game, "schedule": asdict(self.schedule),
+                "step_size_rule": dict(self.step_size_rule), "arms": [dict(a) for a in self.arms],
+                "evaluation": dict(self.evaluation), "solver": dict(self.solver)}
+
+    @property
+    def digest(self) -> str:
+        return digest(self.record())
+
+
+def operating_point(p, eta: float, source_game: str = "leduc") -> OperatingPoint:
+    """The operating point of a notebook's checked parameters `p` (attributes named in FIELDS) at step size eta."""
+    schedule = replace(Schedule(), decision_points=p.decision_points, epochs=p.epochs, epsilon=p.epsilon,
+                       learning_rate=float(eta), group_size=p.group_size, budget=p.budget,
+                       iterations=p.budget, gae_lambda=p.gae_lambda, value_rate=p.value_rate)
+    arms = tuple(tuple(sorted(asdict(LEARNER_ARMS[name]).items())) for name in ARM_NAMES)
+    return OperatingPoint(
+        source_game, schedule,
+        (("grid", tuple(p.eta_grid)), ("dev_seeds", tuple(p.dev_seeds)), ("given", float(p.learning_rate)),
+         ("criterion", "minimum mean exploitability of the learned arms' average policies at the budget")),
+        arms,
+        (("opponent", p.opponent), ("checkpoint", "average policy at T, last iterate beside it"),
+         ("evaluation", "exact, whole game and per ordered rank pair"), ("contrast_root", p.contrast_root),
+         ("contrast_groups", p.contrast_groups), ("update_replicates", p.update_replicates)),
+        (("name", "CFR+ (regret matching+, alternating updates, linear averaging)"),
+         ("reference_iterations", p.leduc_cfr_iterations)))
