@@ -38,3 +38,18 @@ def test_05_budget_below_the_minimum_stops_before_writing(tmp_path):
 def test_05_contrast_root_given_as_a_number_stops_before_writing(tmp_path):
     assert_stops_naming("05_solver", tmp_path, "contrast_root", contrast_root=9)
     assert not (tmp_path / "results").exists()
+
+
+def test_06_seeds_overlapping_the_dev_seeds_stops_before_writing(tmp_path):
+    assert_stops_naming("06_transfer", tmp_path, "dev_seeds", seeds=[13, 1001])
+    assert not (tmp_path / "results").exists()
+
+
+def test_06_budget_below_the_minimum_stops_before_writing(tmp_path):
+    assert_stops_naming("06_transfer", tmp_path, "budget", budget=10)
+    assert not (tmp_path / "results").exists()
+
+
+def test_06_kuhn_contrast_root_given_as_a_number_stops_before_writing(tmp_path):
+    assert_stops_naming("06_transfer", tmp_path, "kuhn_contrast_root", kuhn_contrast_root=9)
+    assert not (tmp_path / "results").exists()

@@ -1,0 +1,28 @@
+"""The transfer chapter's results file: every reported quantity, with the keys the issue fixes.
+
+Keys (arms cp_grpo, independent, grpo, ppo; seeds as strings): operating_point.digest;
+kuhn.<arm>.<seed>.exploitability, .nash_conv, .player0_value, .contrast_variance_exact;
+leduc.<arm>.<seed>.exploitability; besides the structural facts, the selector, the checkpoints and the rows.
+"""
+from __future__ import annotations
+
+from oscc_core.reporting.tables import rows_record
+
+VOLATILE = ("runtime_s",)     # wall times: they differ from run to run and stay out of results files
+
+
+def _stable(obj):
+    if isinstance(obj, dict):
+        return {k: _stable(v) for k, v in obj.items() if k not in VOLATILE}
+    if isinstance(obj, list):
+        return [_stable(v) for v in obj]
+    return obj
+
+
+def payload(p, *, op, eta, leduc, kuhn, four, search, bounds, selector, checkpoints, tables) -> dict:
+    """The whole results file body (the manifest is added by `reporting.results.write_results`)."""
+    return {"operating_point": {"digest": op.digest, "record": op.record()}, "eta": eta, "leduc": leduc,
+            "kuhn": kuhn, "kuhn_structure": {"four_arm_contrast_variances": four, "bound_search": search,
+                                             "bounds": bounds},
+            "selector": _stable(selector), "checkpoints": checkpoints,
+            "rows": {name: rows_record(rows) for name, rows in tables.items()}}

@@ -1,0 +1,65 @@
+"""The transfer chapter's runs: the operating point fixed on Leduc, then Leduc and Kuhn trained with it.
+
+The step size is chosen on Leduc's development seeds by the solver chapter's
+rule (`learning.runs.choose_step_size`); the operating point is built and
+hashed before any Kuhn run, and every run below only reads it.  Per run the
+records hold the exact evaluation of its average policy at T, the update
+and contrast variances, and the leakage audit of its checkpoint.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from oscc_core.learning import checkpoints, summary
+from oscc_core.learning.operating_point import OperatingPoint, operating_point
+from oscc_core.learning.runs import choose_step_size, exploitabilities, runs_of, train
+from oscc_core.learning.update_variance import update_variances
+
+LEDUC_ARMS = ("cp_grpo", "independent")
+KUHN_ARMS = ("cp_grpo", "independent", "grpo", "ppo")
+CHECKPOINTS = "06_transfer_checkpoints.json.gz"
+
+
+def fix_operating_point(p, progress: bool = False) -> tuple[OperatingPoint, dict]:
+    """Choose eta on Leduc's development seeds and freeze the operating point (before any Kuhn run)."""
+    choice = choose_step_size(p.source_game, p.eta_grid, p.dev_seeds, p.schedule(p.eta_grid[0]), p.torch_device,
+                              given=p.learning_rate, progress=progress)
+    return operating_point(p, choice["eta"], p.source_game), choice
+
+
+def train_game(p, op: OperatingPoint, game: str, arms, progress: bool = False):
+    """Every (arm, seed) of `game` trained with the frozen operating point's schedule."""
+    return train(game, runs_of(arms, p.seeds), op.schedule, p.torch_device, progress=progress)
+
+
+def game_records(p, op: OperatingPoint, game: str, batch, root: str, leakage) -> dict:
+    """{arm: {seed: record}} of one game's runs; `leakage(game, table)` audits a checkpoint (a dict of counts)."""
+    evaluations = summary.evaluate_runs(game, batch.average, dict(op.evaluation)["opponent"])
+    last = exploitabilities(game, batch.last)
+    update = update_variances(game, batch.runs, batch.learners.logits, batch.learners.values, op.schedule,
+                              p.update_replicates, p.torch_device)
+    contrast = summary.contrast_variances(game, root, batch.runs, batch.average, p.contrast_groups, p.device)
+    records = summary.run_records(batch, evaluations, last, update, contrast)
+    for r, run in enumerate(batch.runs):
+        audit = leakage(game, batch.average[r])
+        records[run.arm][str(run.seed)]["leakage"] = audit
+    return records
+
+
+def variance_ratios(records: dict, arm: str) -> np.ndarray:
+    """Per seed (in the arm's seed order): its exact contrast variance over the independent arm's on the same
+    seed (unitless); seeds are matched by name."""
+    key, independent = "contrast_variance_exact", records["independent"]
+    return np.array([rec[key] / independent[seed][key] for seed, rec in records[arm].items()])
+
+
+def save(p, batches: dict) -> dict:
+    """Save every checkpoint keyed "<game>/<arm>/<seed>" and recompute each exploitability with pyspiel."""
+    tables = {f"{game}/{run.key}": (game, batch.average[r]) for game, batch in batches.items()
+              for r, run in enumerate(batch.runs)}
+    path = checkpoints.save_checkpoints(p.out_dir / CHECKPOINTS, tables)
+    theirs = {key: checkpoints.openspiel_exploitability(key.split("/")[0], policy)
+              for key, policy in checkpoints.load_checkpoints(path).items()}
+    ours = {key: float(exploitabilities(game, table[None])[0]) for key, (game, table) in tables.items()}
+    return {"file": path.name, "ours": ours, "pyspiel": theirs,
+            "max_abs_difference": max(abs(ours[k] - theirs[k]) for k in ours)}
