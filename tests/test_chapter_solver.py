@@ -274,7 +274,7 @@ def leduc_deal_law() -> dict[str, float]:
 def records(batch):
     evaluations = screen.evaluate_runs("leduc", batch.average, "uniform")
     zeros = np.zeros(len(RUNS))
-    contrast = [{"exact": 0.0, "sampled": 0.0, "sampled_se": 0.0}] * len(RUNS)
+    contrast = [{"exact": 0.0, "independent_exact": 0.0, "sampled": 0.0, "sampled_se": 0.0}] * len(RUNS)
     return summary.run_records(batch, evaluations, zeros, zeros, contrast)
 
 

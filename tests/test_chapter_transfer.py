@@ -321,11 +321,13 @@ def test_leakage_row_is_reproduced_only_when_no_seed_leaks(measured, arm):
     assert row.verdict == (claims.REPRODUCED if count == 0 else claims.NOT_REPRODUCED)
 
 
-def test_an_impossible_row_replaces_the_ordinary_row_of_its_claim():
+def test_an_impossible_claim_keeps_our_measurement_and_takes_the_bound_as_reason():
     cid = "measured_transfer.kuhn.cp_grpo_paired.player0_value"
     bound = Row.impossible("kuhn, cp_grpo: player0 value", cid, -0.055, "value <= v* + NashConv")
-    got = rows.measured_rows("kuhn", measured_records(), {cid: bound})
-    assert [r for r in got if r.claim_id == cid] == [bound]
+    [ordinary] = [r for r in rows.measured_rows("kuhn", measured_records(), {}) if r.claim_id == cid]
+    [got] = [r for r in rows.measured_rows("kuhn", measured_records(), {cid: bound}) if r.claim_id == cid]
+    assert got.verdict == claims.IMPOSSIBLE and got.reason == bound.reason
+    assert (got.ours, got.interval) == (ordinary.ours, ordinary.interval)
 
 
 SEEDS5 = (13, 17, 23, 29, 31)

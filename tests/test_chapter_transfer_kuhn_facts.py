@@ -165,3 +165,93 @@ def test_kuhn_value_rows_flagged_exactly_when_above_the_closed_form_band():
         v0, nc = float(claims.claim(f"{base}.player0_value")), float(claims.claim(f"{base}.nashconv"))
         above = v0 - 1e-4 > KUHN_VALUE + nc + 1e-4      # beyond the printed rounding of both numbers
         assert (f"{base}.player0_value" in flagged) == above
+
+
+# ----- the certified (branch-and-bound) maximum --------------------------------------------
+ALL_ARMS = list(SHARES_OPPONENT) + ["fully_independent"]
+
+
+@pytest.mark.parametrize("root", kuhn_facts.KUHN_ROOTS)
+def test_polynomial_form_equals_arm_moments(root):
+    from oscc_core.exact.arm_moments import arm_moments
+    from oscc_core.games import get_game
+    from oscc_core.policy import table_to_policy, uniform_table
+    g, poly = get_game("kuhn"), kuhn_facts._root_polynomial(root)
+    x = np.random.default_rng(5).random((40, len(poly.free)))
+    values = poly.values(x)
+    for n, point in enumerate(x):
+        table = uniform_table(g)
+        table[poly.free] = np.stack([1 - point, point], axis=1)
+        m = arm_moments(g, root, table_to_policy(g, table))
+        for arm in SHARES_OPPONENT:
+            assert values[arm][n] == pytest.approx(m[arm].contrast_var(0, 1), abs=1e-12)
+        assert values["fully_independent"][n] == pytest.approx(m["full"].cov.diagonal()[:2].sum(), abs=1e-12)
+
+
+@pytest.mark.parametrize("root", ["1", "01"])
+def test_terminal_roots_have_maximum_four(root):
+    # facing a bet both branches end at once: fold = -1, call = +-2 (OpenSpiel's returns), so the contrast
+    # takes the two values -1 - 2 and -1 + 2 whatever the coupling: Var <= ((1 - (-3)) / 2)^2 = 4, reached
+    # when the acting player holds the higher card with probability 1/2
+    r = sorted(_terminal_returns())
+    closed_form = ((-1 + r[-1]) - (-1 - r[-1])) ** 2 / 4
+    for arm, res in kuhn_facts.certified_maxima(root).items():
+        assert res["complete"] and res["upper"] == pytest.approx(closed_form, abs=1e-12), arm
+        assert res["best"] == pytest.approx(closed_form, abs=1e-12), arm
+
+
+@pytest.mark.parametrize("root", kuhn_facts.KUHN_ROOTS)
+def test_certified_bound_dominates_random_points_and_vertices(root):
+    poly = kuhn_facts._root_polynomial(root)
+    x = np.concatenate([np.random.default_rng(7).random((2000, len(poly.free))),
+                        np.array(list(itertools.product((0.0, 1.0), repeat=len(poly.free))))])
+    values, cert = poly.values(x), kuhn_facts.certified_maxima(root)
+    for arm in ALL_ARMS:
+        assert np.max(values[arm]) <= cert[arm]["upper"] + 1e-12, arm
+        assert cert[arm]["best"] >= kuhn_facts.bound_search(root=root)["arms"][arm]["max"] - 1e-12, arm
+
+
+def test_certified_bound_is_tight_where_the_arm_maxima_are_reached():
+    for arm, res in kuhn_facts.arm_maxima().items():
+        cert = kuhn_facts.certified_maxima(res["upper_root"], (arm,))[arm]
+        assert cert["complete"] and res["gap"] <= kuhn_facts.CERT_TOL, arm
+        assert res["upper"] == pytest.approx(res["max"], abs=kuhn_facts.CERT_TOL)
+    for root in kuhn_facts.KUHN_ROOTS:     # every root's bound is a proof, closed or not
+        for arm, res in kuhn_facts.certified_maxima(root).items():
+            assert res["upper"] >= res["best"] and (res["gap"] <= kuhn_facts.CERT_TOL or not res["complete"])
+
+
+def _box_bound_violations(root: str, arm: str, bound=kuhn_facts.box_bounds, n_boxes=60, n_points=400) -> float:
+    """Largest excess of the sampled maximum over the box bound on small random sub-boxes (<= 0 is sound)."""
+    poly = kuhn_facts._root_polynomial(root)
+    rng = np.random.default_rng(3)
+    lo0, hi0 = kuhn_facts._initial_boxes(poly)
+    pick = rng.integers(len(lo0), size=n_boxes)
+    width = rng.choice([0.05, 0.2, 0.5], size=(n_boxes, 1))
+    lo = np.clip(np.where(lo0[pick] == hi0[pick], lo0[pick], rng.random((n_boxes, len(poly.free))) * (1 - width)), 0, 1)
+    hi = np.where(lo0[pick] == hi0[pick], hi0[pick], lo + width)
+    ub = bound(root, arm, lo, hi)["ub"]
+    worst = -np.inf
+    for b in range(n_boxes):
+        pts = lo[b] + rng.random((n_points, len(poly.free))) * (hi[b] - lo[b])
+        pts = np.concatenate([pts, lo[b][None], hi[b][None]])
+        worst = max(worst, float(np.max(poly.values(pts)[arm]) - ub[b]))
+    return worst
+
+
+@pytest.mark.parametrize("root", kuhn_facts.KUHN_ROOTS)
+@pytest.mark.parametrize("arm", ["full", "independent", "fully_independent"])
+def test_box_bound_dominates_dense_samples(root, arm):
+    assert _box_bound_violations(root, arm) <= 1e-12
+
+
+def test_box_bound_check_catches_an_oversubtracted_mean_term():
+    def buggy(root, arm, lo, hi):          # subtracts the largest M^2 on the box instead of the smallest
+        poly = kuhn_facts._root_polynomial(root)
+        corners = np.array(list(itertools.product((0.0, 1.0), repeat=len(poly.free))))
+        out = []
+        for a, b in zip(lo, hi):
+            k = poly.quantities(a + corners * (b - a))
+            out.append(k["E2_unshared"].max() - (k["M"] ** 2).max())
+        return {"ub": np.array(out)}
+    assert _box_bound_violations("", "independent", bound=buggy, n_boxes=20, n_points=200) > 1e-3

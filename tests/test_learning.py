@@ -2,9 +2,10 @@
 
 Every expected value here is computed in this file without the library's
 learning code: hand-worked GAE, closed-form group normalisation, autograd of
-the clipped surrogate, a plain-Python/pyspiel replay of one whole learner
-iteration from the stream definitions, enumeration of pyspiel histories for
-the visitation law, and pyspiel's own exploitability.
+the clipped surrogate, a plain-Python/pyspiel replay of whole learner
+iterations (from zero and from random logits) from the stream definitions,
+enumeration of pyspiel histories for the visitation law and the own-reach
+average, and pyspiel's own exploitability.
 """
 from __future__ import annotations
 
@@ -37,17 +38,19 @@ def _uniform_probs(state) -> list[float]:
     return [1.0 / len(legal) if x in legal else 0.0 for x in range(n)]
 
 
-def enumerate_decisions(game_name: str, probs_of):
+def enumerate_decisions(game_name: str, probs_of, own_reach: dict | None = None):
     """Every decision history of the pyspiel game with its reach under a self-play policy.
 
     probs_of(info_string, legal_actions) -> list over all actions.  Returns a list of
     (info_string, player, private cards (p0, p1), opponent card, reach, history actions).
-    Also returns the list of terminal histories' decision counts and reaches.
+    Also returns the list of terminal histories' decision counts and reaches.  When
+    `own_reach` is a dict, it is filled with info_string -> the owner's own reach (the
+    product of the acting player's own action probabilities on the way there).
     """
     g = pyspiel.load_game(OS_NAME[game_name])
     out, terminals = [], []
 
-    def walk(state, reach, cards, history, decisions):
+    def walk(state, reach, cards, history, decisions, own):
         if state.is_terminal():
             terminals.append((decisions, reach))
             return
@@ -55,18 +58,21 @@ def enumerate_decisions(game_name: str, probs_of):
             for a, p in state.chance_outcomes():
                 child = state.clone()
                 child.apply_action(a)
-                walk(child, reach * p, cards + [a] if len(cards) < 2 else cards, history + [a], decisions)
+                walk(child, reach * p, cards + [a] if len(cards) < 2 else cards, history + [a], decisions, own)
             return
         player = state.current_player()
         info = state.information_state_string()
         out.append((info, player, tuple(cards), cards[1 - player], reach, tuple(history)))
+        if own_reach is not None:
+            assert own_reach.setdefault(info, own[player]) == own[player]     # perfect recall
         pr = probs_of(info, state.legal_actions())
         for a in state.legal_actions():
             child = state.clone()
             child.apply_action(a)
-            walk(child, reach * pr[a], cards, history + [a], decisions + 1)
+            child_own = (own[0] * pr[a], own[1]) if player == 0 else (own[0], own[1] * pr[a])
+            walk(child, reach * pr[a], cards, history + [a], decisions + 1, child_own)
 
-    walk(g.new_initial_state(), 1.0, [], [], 0)
+    walk(g.new_initial_state(), 1.0, [], [], 0, (1.0, 1.0))
     return out, terminals
 
 
@@ -184,29 +190,77 @@ def test_clipped_gradient_matches_autograd_with_some_terms_clipped():
     assert torch.allclose(grad, expected_grad, atol=1e-14, rtol=0)
 
 
-# ----- 4. one learner iteration, replayed from the stream definitions ----------------------------------
-def reference_iteration(arm: str, seed: int, n: int, epochs: int, eta: float, eps: float, group_size: int):
-    """Logits after iteration 0 of one run on Leduc, recomputed with pyspiel and the reference streams."""
+# ----- 4. learner iterations, replayed from the stream definitions ----------------------------------
+LEDGER_FIELDS = ("physical_calls", "transitions", "decisions", "root_draws", "groups", "unused_hands", "illegal",
+                 "terms", "clipped_terms", "iterations")
+
+
+def policy_of(theta: torch.Tensor) -> dict[str, list[float]]:
+    """pi_theta of every Leduc information state (softmax over its legal logits), keyed by OpenSpiel's string."""
+    game = get_game("leduc")
+    legal = torch.as_tensor(game.infostates.legal)
+    probs = torch.softmax(torch.where(legal, theta, torch.full_like(theta, -torch.inf)), dim=1)
+    return {s: probs[i].tolist() for i, s in enumerate(game.infostates.strings)}
+
+
+def replay_epochs(theta: torch.Tensor, terms, epochs: int, eta: float, eps: float, ledger: dict) -> torch.Tensor:
+    """E plain-SGD steps theta += eta * grad of sum_k w_k min(r_k A_k, clip(r_k) A_k), r_k = pi_theta(a_k|I_k) / b_k.
+
+    terms: (infostate id, action, behaviour prob b, advantage, weight); the gradient is autograd's.  Counts
+    terms and clip-selected terms per epoch into `ledger`.
+    """
+    legal_mask = torch.as_tensor(get_game("leduc").infostates.legal)
+    for _ in range(epochs):
+        t = theta.clone().requires_grad_(True)
+        obj = torch.zeros((), dtype=torch.float64)
+        for i, a, b, adv, w in terms:
+            p = torch.softmax(torch.where(legal_mask[i], t[i], torch.full_like(t[i], -torch.inf)), dim=0)
+            r = p[a] / b
+            ledger["terms"] += 1
+            ledger["clipped_terms"] += int((adv > 0 and r.item() > 1 + eps) or (adv < 0 and r.item() < 1 - eps))
+            obj = obj + w * torch.minimum(r * adv, torch.clamp(r, 1 - eps, 1 + eps) * adv)
+        obj.backward()
+        theta = theta + eta * torch.where(legal_mask, t.grad, torch.zeros_like(t.grad))
+    return theta
+
+
+def own_reach_average(num: np.ndarray, den: np.ndarray, theta: torch.Tensor) -> dict:
+    """Add pi_theta weighted by its owners' own reach (from a pyspiel walk) to num [n_info, A] / den [n_info].
+
+    Returns pi_theta by information-state string and the walk's decision histories under pi_theta.
+    """
+    id_of = get_game("leduc").infostates.id_of
+    table = policy_of(theta)
+    own: dict = {}
+    decisions, _ = enumerate_decisions("leduc", lambda info, legal: table[info], own)
+    for info, reach in own.items():
+        num[id_of[info]] += reach * np.array(table[info])
+        den[id_of[info]] += reach
+    return table, decisions
+
+
+def reference_run(arm: str, seed: int, n: int, epochs: int, eta: float, eps: float, group_size: int,
+                  theta: torch.Tensor | None = None, iterations: int = 1) -> list[dict]:
+    """One run on Leduc from logits `theta` (default 0), recomputed with pyspiel and the reference streams.
+
+    Returns, after each iteration, the logits, the ledger and the own-reach-weighted average of the
+    policies played so far.
+    """
     game = get_game("leduc")
     strings = game.infostates.strings
     id_of = {s: i for i, s in enumerate(strings)}
-    decisions, _ = uniform_decisions("leduc")
     num_cards = 6
-    weights = np.zeros((len(strings), num_cards))
-    history_of = {}
-    for info, player, cards, opp, reach, hist in decisions:
-        i = id_of[info]
-        weights[i, opp] += reach
-        assert history_of.setdefault((i, opp), hist) == hist        # (I, c) fixes the history in Leduc
-    per_state = weights.sum(axis=1)
-    total = sum(per_state.tolist())
     event = rng.semantic_event_id("leduc", "public_card", 2, 0)
     osg = pyspiel.load_game("leduc_poker")
+    theta = torch.zeros((len(strings), 3), dtype=torch.float64) if theta is None else theta.clone()
+    ledger = dict.fromkeys(LEDGER_FIELDS, 0)
+    num, den = np.zeros((len(strings), 3)), np.zeros(len(strings))
+    history = []
 
     def key(ns, **f):
         return rng.derive_key_reference(ns, **f)
 
-    def rollout(hist, root_action, acting, policy_k, chance_k):
+    def rollout(hist, root_action, acting, table, policy_k, chance_k):
         state = osg.new_initial_state()
         for a in hist:
             state.apply_action(a)
@@ -218,74 +272,90 @@ def reference_iteration(arm: str, seed: int, n: int, epochs: int, eta: float, ep
                 u = rng.uniform_reference(chance_k, 0)
                 state.apply_action(remaining[int(u * len(remaining))])
             else:
-                state.apply_action(policy_action(_uniform_probs(state), uniform_bits_ref(policy_k, counter)))
+                state.apply_action(policy_action(table[state.information_state_string()],
+                                                 uniform_bits_ref(policy_k, counter)))
                 counter += 1
         return state.returns()[acting], counter
 
-    groups = []          # (infostate id, [(action, pi0, advantage, weight)])
-    calls = 0
-    for k in range(n):
-        g = k       # iteration 0: group = t * N + k
-        u = rng.uniform_reference(key("root", run=seed, split=TRAIN, group=g), 0)
-        i = first_exceeding(per_state.tolist(), u * total)
-        info = strings[i]
-        row = weights[i].tolist()
+    for it in range(iterations):
+        table, decisions = own_reach_average(num, den, theta)     # pi_t, and the law of decision points under it
+        weights = np.zeros((len(strings), num_cards))
+        history_of = {}
+        for info, player, cards, opp, reach, hist in decisions:
+            i = id_of[info]
+            weights[i, opp] += reach
+            assert history_of.setdefault((i, opp), hist) == hist        # (I, c) fixes the history in Leduc
+        per_state = weights.sum(axis=1)
+        total = sum(per_state.tolist())
+        groups = []          # (infostate id, [(action, pi0, advantage, weight)])
+        for k in range(n):
+            g = it * n + k       # group = t * N + k
+            u = rng.uniform_reference(key("root", run=seed, split=TRAIN, group=g), 0)
+            i = first_exceeding(per_state.tolist(), u * total)
+            info = strings[i]
+            row = weights[i].tolist()
 
-        def hidden(g=g, row=row, **branch):
-            uh = rng.uniform_reference(key("hidden", run=seed, split=TRAIN, group=g, **branch), 0)
-            return first_exceeding(row, uh * sum(row))
+            def hidden(g=g, row=row, **branch):
+                uh = rng.uniform_reference(key("hidden", run=seed, split=TRAIN, group=g, **branch), 0)
+                return first_exceeding(row, uh * sum(row))
 
-        shared_opp = hidden()
-        any_hist = next(h for (j, c), h in history_of.items() if j == i)
-        state = osg.new_initial_state()
-        for a in any_hist:
-            state.apply_action(a)
-        acting = state.current_player()
-        legal = state.legal_actions()
-        pi0 = _uniform_probs(state)
-        assert state.information_state_string() == info
-        samples = []
-        if arm in ("cp_grpo", "independent"):
-            for a in legal:
-                opp = shared_opp if arm == "cp_grpo" else hidden(branch=a)
-                chance_k = (key("chance", run=seed, split=TRAIN, group=g, event=event, rollout=0) if arm == "cp_grpo"
-                            else key("chance", run=seed, split=TRAIN, group=g, event=event, rollout=0, branch=a))
-                ret, _ = rollout(history_of[(i, opp)], a, acting,
-                                 key("policy", run=seed, split=TRAIN, group=g, branch=a, rollout=0), chance_k)
-                samples.append((a, ret))
-        else:       # grpo
-            for s in range(group_size):
-                m = uniform_bits_ref(key("policy", run=seed, split=TRAIN, group=g, branch=s, rollout=0, stream=2), 0)
-                a = policy_action(pi0, m)
-                ret, _ = rollout(history_of[(i, shared_opp)], a, acting,
-                                 key("policy", run=seed, split=TRAIN, group=g, branch=s, rollout=0),
-                                 key("chance", run=seed, split=TRAIN, group=g, event=event, rollout=0, branch=s))
-                samples.append((a, ret))
-        calls += len(samples)
-        rets = [x for _, x in samples]
-        mean = sum(rets) / len(rets)
-        if arm == "grpo":
-            sd = math.sqrt(sum((x - mean) ** 2 for x in rets) / (len(rets) - 1))
-            advs = [(x - mean) / (sd + 1e-8) if sd > 0 else 0.0 for x in rets]
-            ws = [1.0 / (n * group_size)] * len(rets)
-        else:
-            advs = [x - mean for x in rets]
-            ws = [pi0[a] / n for a, _ in samples]
-        groups.append((i, [(a, pi0[a], adv, w) for (a, _), adv, w in zip(samples, advs, ws)]))
+            shared_opp = hidden()
+            any_hist = next(h for (j, c), h in history_of.items() if j == i)
+            state = osg.new_initial_state()
+            for a in any_hist:
+                state.apply_action(a)
+            acting = state.current_player()
+            legal = state.legal_actions()
+            pi0 = table[info]
+            assert state.information_state_string() == info
+            samples = []
+            if arm in ("cp_grpo", "independent"):
+                for a in legal:
+                    opp = shared_opp if arm == "cp_grpo" else hidden(branch=a)
+                    chance_k = (key("chance", run=seed, split=TRAIN, group=g, event=event, rollout=0)
+                                if arm == "cp_grpo"
+                                else key("chance", run=seed, split=TRAIN, group=g, event=event, rollout=0, branch=a))
+                    ret, steps = rollout(history_of[(i, opp)], a, acting, table,
+                                         key("policy", run=seed, split=TRAIN, group=g, branch=a, rollout=0), chance_k)
+                    samples.append((a, ret))
+                    ledger["transitions"] += 1 + steps
+                    ledger["decisions"] += steps
+            else:       # grpo
+                for s in range(group_size):
+                    m = uniform_bits_ref(key("policy", run=seed, split=TRAIN, group=g, branch=s, rollout=0,
+                                             stream=2), 0)
+                    a = policy_action(pi0, m)
+                    ret, steps = rollout(history_of[(i, shared_opp)], a, acting, table,
+                                         key("policy", run=seed, split=TRAIN, group=g, branch=s, rollout=0),
+                                         key("chance", run=seed, split=TRAIN, group=g, event=event, rollout=0,
+                                             branch=s))
+                    samples.append((a, ret))
+                    ledger["transitions"] += 1 + steps
+                    ledger["decisions"] += 1 + steps
+            ledger["physical_calls"] += len(samples)
+            ledger["root_draws"] += 1
+            ledger["groups"] += 1
+            rets = [x for _, x in samples]
+            mean = sum(rets) / len(rets)
+            if arm == "grpo":
+                sd = math.sqrt(sum((x - mean) ** 2 for x in rets) / (len(rets) - 1))
+                advs = [(x - mean) / (sd + 1e-8) if sd > 0 else 0.0 for x in rets]
+                ws = [1.0 / (n * group_size)] * len(rets)
+            else:
+                advs = [x - mean for x in rets]
+                ws = [pi0[a] / n for a, _ in samples]
+            groups.append((i, [(a, pi0[a], adv, w) for (a, _), adv, w in zip(samples, advs, ws)]))
+        terms = [(i, a, b, adv, w) for i, ts in groups for a, b, adv, w in ts]
+        theta = replay_epochs(theta, terms, epochs, eta, eps, ledger)
+        ledger["iterations"] += 1
+        history.append({"logits": theta, "ledger": dict(ledger), "average": num / den[:, None]})
+    return history
 
-    legal_mask = torch.as_tensor(game.infostates.legal)
-    theta = torch.zeros((len(strings), 3), dtype=torch.float64)
-    for _ in range(epochs):
-        t = theta.clone().requires_grad_(True)
-        obj = torch.zeros((), dtype=torch.float64)
-        for i, terms in groups:
-            p = torch.softmax(torch.where(legal_mask[i], t[i], torch.full_like(t[i], -torch.inf)), dim=0)
-            for a, b, adv, w in terms:
-                r = p[a] / b
-                obj = obj + w * torch.minimum(r * adv, torch.clamp(r, 1 - eps, 1 + eps) * adv)
-        obj.backward()
-        theta = theta + eta * torch.where(legal_mask, t.grad, torch.zeros_like(t.grad))
-    return theta, calls
+
+def reference_iteration(arm: str, seed: int, n: int, epochs: int, eta: float, eps: float, group_size: int):
+    """Logits and physical calls after iteration 0 from zero logits."""
+    last = reference_run(arm, seed, n, epochs, eta, eps, group_size)[-1]
+    return last["logits"], last["ledger"]["physical_calls"]
 
 
 @pytest.mark.parametrize("arm", ["cp_grpo", "independent", "grpo"])
@@ -301,64 +371,82 @@ def test_one_iteration_equals_stream_replay_with_pyspiel(arm):
     assert torch.allclose(learners.logits[0], expected, atol=1e-12, rtol=0)
 
 
-def reference_ppo_iteration(seed: int, n: int, epochs: int, eta: float, eps: float, lam: float, value_rate: float):
-    """Logits and values after PPO's iteration 0 on Leduc: n hands replayed with pyspiel from the streams."""
+def reference_ppo_run(seed: int, n: int, epochs: int, eta: float, eps: float, lam: float, value_rate: float,
+                      theta: torch.Tensor | None = None, values: np.ndarray | None = None,
+                      iterations: int = 1) -> list[dict]:
+    """PPO on Leduc from logits `theta` and values `values` (default 0): n hands per iteration replayed with
+    pyspiel from the streams.  Returns, after each iteration, logits, values, ledger and average policy."""
     game = get_game("leduc")
-    id_of = {s: i for i, s in enumerate(game.infostates.strings)}
+    strings = game.infostates.strings
+    id_of = {s: i for i, s in enumerate(strings)}
     osg = pyspiel.load_game("leduc_poker")
     event = rng.semantic_event_id("leduc", "public_card", 2, 0)
-    hands = []       # per hand: list of (info id, action, player), utilities
-    for k in range(n):
-        u0 = rng.uniform_reference(rng.derive_key_reference("root", run=seed, split=TRAIN, group=k), 0)
-        c0 = first_exceeding([1.0] * 6, u0 * 6)
-        rest = [0.0 if c == c0 else 1.0 for c in range(6)]
-        u1 = rng.uniform_reference(rng.derive_key_reference("hidden", run=seed, split=TRAIN, group=k), 0)
-        c1 = first_exceeding(rest, u1 * 5)
-        pk = rng.derive_key_reference("policy", run=seed, split=TRAIN, group=k, branch=0, rollout=0)
-        ck = rng.derive_key_reference("chance", run=seed, split=TRAIN, group=k, event=event, rollout=0)
-        state = osg.new_initial_state()
-        state.apply_action(c0)
-        state.apply_action(c1)
-        steps, counter = [], 0
-        while not state.is_terminal():
-            if state.is_chance_node():
-                remaining = sorted(a for a, _ in state.chance_outcomes())
-                state.apply_action(remaining[int(rng.uniform_reference(ck, 0) * len(remaining))])
-            else:
-                a = policy_action(_uniform_probs(state), uniform_bits_ref(pk, counter))
-                steps.append((id_of[state.information_state_string()], a, state.current_player()))
-                state.apply_action(a)
-                counter += 1
-        hands.append((steps, state.returns()))
-    # V = 0 at iteration 0: every delta but a player's last is 0, the last is its utility
-    samples = []     # (info, action, advantage, lambda-return)
-    for steps, returns in hands:
-        for p in (0, 1):
-            own = [(i, a) for i, a, q in steps if q == p]
-            for j, (i, a) in enumerate(own):
-                adv = lam ** (len(own) - 1 - j) * returns[p]
-                samples.append((i, a, adv, adv))
-    advs = np.array([x[2] for x in samples])
-    z = (advs - advs.mean()) / (advs.std() + 1e-8)
-    values = np.zeros(len(game.infostates))
-    targets = defaultdict(list)
-    for i, _, _, target in samples:
-        targets[i].append(target)
-    for i, ts in targets.items():
-        values[i] = value_rate * np.mean(ts)
-    legal_mask = torch.as_tensor(game.infostates.legal)
-    theta = torch.zeros((len(game.infostates), 3), dtype=torch.float64)
-    for _ in range(epochs):
-        t = theta.clone().requires_grad_(True)
-        obj = torch.zeros((), dtype=torch.float64)
-        for (i, a, _, _), adv in zip(samples, z):
-            pi = torch.softmax(torch.where(legal_mask[i], t[i], torch.full_like(t[i], -torch.inf)), dim=0)
-            b = 1.0 / int(legal_mask[i].sum())
-            r = pi[a] / b
-            obj = obj + (1.0 / len(samples)) * torch.minimum(r * adv, torch.clamp(r, 1 - eps, 1 + eps) * adv)
-        obj.backward()
-        theta = theta + eta * torch.where(legal_mask, t.grad, torch.zeros_like(t.grad))
-    return theta, values, len(samples)
+    theta = torch.zeros((len(strings), 3), dtype=torch.float64) if theta is None else theta.clone()
+    values = np.zeros(len(strings)) if values is None else np.array(values, dtype=np.float64)
+    ledger = dict.fromkeys(LEDGER_FIELDS, 0)
+    num, den = np.zeros((len(strings), 3)), np.zeros(len(strings))
+    history = []
+    for it in range(iterations):
+        table, _ = own_reach_average(num, den, theta)
+        hands = []       # per hand: list of (info id, action, player), utilities
+        for k in range(n):
+            g = it * n + k
+            u0 = rng.uniform_reference(rng.derive_key_reference("root", run=seed, split=TRAIN, group=g), 0)
+            c0 = first_exceeding([1.0] * 6, u0 * 6)
+            rest = [0.0 if c == c0 else 1.0 for c in range(6)]
+            u1 = rng.uniform_reference(rng.derive_key_reference("hidden", run=seed, split=TRAIN, group=g), 0)
+            c1 = first_exceeding(rest, u1 * 5)
+            pk = rng.derive_key_reference("policy", run=seed, split=TRAIN, group=g, branch=0, rollout=0)
+            ck = rng.derive_key_reference("chance", run=seed, split=TRAIN, group=g, event=event, rollout=0)
+            state = osg.new_initial_state()
+            state.apply_action(c0)
+            state.apply_action(c1)
+            steps, counter = [], 0
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    remaining = sorted(a for a, _ in state.chance_outcomes())
+                    state.apply_action(remaining[int(rng.uniform_reference(ck, 0) * len(remaining))])
+                else:
+                    info = state.information_state_string()
+                    a = policy_action(table[info], uniform_bits_ref(pk, counter))
+                    steps.append((id_of[info], a, state.current_player()))
+                    state.apply_action(a)
+                    counter += 1
+            hands.append((steps, state.returns()))
+        # each seat's own decisions: delta = V(next own state) - V(I), the last one's u - V(I); gamma = 1
+        samples = []     # (info, action, GAE advantage, lambda-return)
+        for steps, returns in hands:
+            for p in (0, 1):
+                own = [(i, a) for i, a, q in steps if q == p]
+                next_value, running, back = returns[p], 0.0, []
+                for i, a in reversed(own):
+                    adv = next_value - values[i] + lam * running
+                    back.append((i, a, adv, adv + values[i]))
+                    running, next_value = adv, values[i]
+                samples.extend(reversed(back))
+        advs = np.array([x[2] for x in samples])
+        z = (advs - advs.mean()) / (advs.std() + 1e-8)
+        targets = defaultdict(list)
+        for i, _, _, target in samples:
+            targets[i].append(target)
+        for i, ts in targets.items():
+            values[i] += value_rate * (np.mean(ts) - values[i])
+        terms = [(i, a, table[strings[i]][a], adv, 1.0 / len(samples)) for (i, a, _, _), adv in zip(samples, z)]
+        theta = replay_epochs(theta, terms, epochs, eta, eps, ledger)
+        for f in ("physical_calls", "transitions", "decisions"):
+            ledger[f] += len(samples)
+        ledger["root_draws"] += n
+        ledger["groups"] += n
+        ledger["iterations"] += 1
+        history.append({"logits": theta, "values": values.copy(), "ledger": dict(ledger),
+                        "average": num / den[:, None]})
+    return history
+
+
+def reference_ppo_iteration(seed: int, n: int, epochs: int, eta: float, eps: float, lam: float, value_rate: float):
+    """Logits, values and physical calls after PPO's iteration 0 from zero logits and values."""
+    last = reference_ppo_run(seed, n, epochs, eta, eps, lam, value_rate)[-1]
+    return last["logits"], last["values"], last["ledger"]["physical_calls"]
 
 
 def test_one_ppo_iteration_equals_stream_replay_with_pyspiel():
@@ -372,6 +460,62 @@ def test_one_ppo_iteration_equals_stream_replay_with_pyspiel():
     assert theta.abs().max() > 0.1
     assert np.allclose(learners.values[0].numpy(), values, atol=1e-12, rtol=0)
     assert torch.allclose(learners.logits[0], theta, atol=1e-12, rtol=0)
+
+
+# Two iterations from random logits (and, for ppo, random values): pi0 is far from uniform, so the replay
+# covers the behaviour weights pi0 / N, the on-policy draw of decision points and the hidden card's
+# posterior, grpo's inverse CDF on pi0, GAE with V != 0, iteration 1's group ids t * N + k and the
+# own-reach-weighted average of pi_0 and pi_1.
+TWO = {"n": 16, "epochs": 2, "eta": 4.0, "eps": 0.2}
+TWO_SEEDS = {"cp_grpo": 13, "independent": 17, "grpo": 19, "ppo": 23}
+
+
+def random_start(seed: int) -> tuple[torch.Tensor, np.ndarray]:
+    rs = np.random.default_rng(seed)
+    n_info = len(get_game("leduc").infostates)
+    return torch.tensor(rs.normal(0.0, 1.0, size=(n_info, 3))), rs.normal(0.0, 1.0, size=n_info)
+
+
+@cache
+def two_iteration_reference(arm: str) -> list[dict]:
+    theta, values = random_start(1000 + TWO_SEEDS[arm])
+    if arm == "ppo":
+        return reference_ppo_run(TWO_SEEDS[arm], TWO["n"], TWO["epochs"], TWO["eta"], TWO["eps"], 0.95, 0.5, theta, values,
+                                 iterations=2)
+    return reference_run(arm, TWO_SEEDS[arm], TWO["n"], TWO["epochs"], TWO["eta"], TWO["eps"], 4, theta,
+                         iterations=2)
+
+
+@pytest.mark.parametrize("engine", ["fused", "torch"])
+@pytest.mark.parametrize("arm", ["cp_grpo", "independent", "grpo", "ppo"])
+def test_two_iterations_from_random_logits_equal_stream_replay_with_pyspiel(arm, engine):
+    history = two_iteration_reference(arm)
+    theta0, values0 = random_start(1000 + TWO_SEEDS[arm])
+    game = get_game("leduc")
+    schedule = Schedule(iterations=2, decision_points=TWO["n"], epochs=TWO["epochs"],
+                        epsilon=TWO["eps"], learning_rate=TWO["eta"], group_size=4, gae_lambda=0.95, value_rate=0.5)
+    learners = Learners("leduc", [RunSpec(arm, TWO_SEEDS[arm])], schedule, logits=theta0.clone().unsqueeze(0),
+                        values=torch.tensor(values0).unsqueeze(0) if arm == "ppo" else None, engine=engine)
+    assert learners.engine == engine
+    for t, want in enumerate(history):
+        learners.step()
+        assert learners.ledger.row(0) == want["ledger"], t
+        assert torch.allclose(learners.logits[0], want["logits"], atol=1e-12, rtol=0), t
+        if arm == "ppo":
+            assert np.allclose(learners.values[0].numpy(), want["values"], atol=1e-12, rtol=0), t
+        else:
+            assert torch.equal(learners.values[0], torch.zeros(len(game.infostates), dtype=torch.float64))
+    assert np.allclose(learners.average_tables()[0], history[-1]["average"], atol=1e-12, rtol=0)
+    # the replay is not trivial: both iterations moved the logits, and the average is reach-weighted
+    moved = [(history[0]["logits"] - theta0).abs().max(), (history[1]["logits"] - history[0]["logits"]).abs().max()]
+    assert min(moved) > 0.1, moved
+    legal = game.infostates.legal
+    pi = [torch.softmax(torch.where(torch.as_tensor(legal), x, torch.tensor(-torch.inf)), dim=1).numpy()
+          for x in (theta0, history[0]["logits"])]
+    assert np.abs(history[-1]["average"] - (pi[0] + pi[1]) / 2).max() > 1e-5     # not the plain mean
+    assert history[-1]["ledger"]["clipped_terms"] > 0 or arm != "cp_grpo"
+    if arm == "ppo":
+        assert np.abs(history[-1]["values"] - values0).max() > 0.1
 
 
 def test_cp_grpo_replay_exercises_clipping():

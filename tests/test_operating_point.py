@@ -1,6 +1,7 @@
 """The operating point: one frozen object whose digest changes with every field, shared by chapters 05 and 06."""
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -54,3 +55,9 @@ def test_the_digest_is_the_same_for_equal_parameters():
 def test_the_solver_and_transfer_notebooks_share_the_operating_point_defaults():
     solver, transfer = parameter_defaults("05_solver"), parameter_defaults("06_transfer")
     assert {f: solver[f] for f in FIELDS} == {f: transfer[f] for f in FIELDS}
+
+
+def test_the_committed_solver_and_transfer_results_record_one_operating_point():
+    digests = [json.loads((ROOT / "results" / f"{stem}.json").read_text())["operating_point"]["digest"]
+               for stem in ("05_solver", "06_transfer")]
+    assert digests[0] == digests[1]

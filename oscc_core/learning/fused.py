@@ -30,13 +30,13 @@ import torch
 
 from oscc_core.engine import rng
 from oscc_core.engine.fused import _U, _game_arrays
-from oscc_core.engine.rollout import chance_event_of_nodes
 from oscc_core.exact.sequence_form import EMPTY_SEQUENCE, sequence_form
 from oscc_core.games import CHANCE, Game
 from oscc_core.learning import fused_kernels as k
 from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE
 from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.objectives import Terms
+from oscc_core.learning.samples import continuation_event
 from oscc_core.learning.visitation import DecisionPoints, decision_histories
 
 _KIND = {ENUMERATE: k.ENUMERATE_KIND, SAMPLE: k.SAMPLE_KIND, EPISODE: k.OTHER_KIND}
@@ -53,7 +53,6 @@ def game_data(game: Game) -> dict:
     plan = [(ps.seq_of[i, a], ps.parent_seq[i], ps.infosets[i], a)
             for ps in sf.players for level in ps.level_slices for i in range(level.start, level.stop)
             for a in range(game.num_actions)]           # realisation_plans' order: player, own level, state
-    events = list(chance_event_of_nodes(game).values())
     data = dict(_game_arrays(game))
     data.update(
         plan=np.array(plan, dtype=np.int64).reshape(-1, 4), parent_seq=sf.parent_seq.astype(np.int64),
@@ -63,7 +62,7 @@ def game_data(game: Game) -> dict:
         info_legal=np.ascontiguousarray(info.legal), info_node=info.node.astype(np.int64),
         info_player=info.player.astype(np.int64), info_card=info.card.astype(np.int64),
         info_public=info.public_card.astype(np.int64), steps=int(game.tree.depth.max()) + 1,
-        has_chance=bool((game.tree.player == CHANCE).any()), event=_U((events[0] if events else 0) & rng.MASK64))
+        has_chance=bool((game.tree.player == CHANCE).any()), event=_U(continuation_event(game) & rng.MASK64))
     return data
 
 

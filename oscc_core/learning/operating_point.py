@@ -10,7 +10,7 @@ digest.  Nothing learned on Kuhn can enter it: the Kuhn runs only read it.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 from oscc_core.digest import digest
 from oscc_core.learning.arms import ARM_NAMES, LEARNER_ARMS
@@ -44,11 +44,17 @@ class OperatingPoint:
         return digest(self.record())
 
 
+def budget_schedule(p, eta: float) -> Schedule:
+    """The matched-budget schedule of checked parameters `p` at step size eta: every run stops when it has
+    spent `p.budget` physical calls (the iteration cap, `p.budget`, never binds: an iteration spends >= 1)."""
+    return Schedule(iterations=p.budget, decision_points=p.decision_points, epochs=p.epochs, epsilon=p.epsilon,
+                    learning_rate=float(eta), group_size=p.group_size, budget=p.budget, gae_lambda=p.gae_lambda,
+                    value_rate=p.value_rate)
+
+
 def operating_point(p, eta: float, source_game: str = "leduc") -> OperatingPoint:
     """The operating point of a notebook's checked parameters `p` (attributes named in FIELDS) at step size eta."""
-    schedule = replace(Schedule(), decision_points=p.decision_points, epochs=p.epochs, epsilon=p.epsilon,
-                       learning_rate=float(eta), group_size=p.group_size, budget=p.budget,
-                       iterations=p.budget, gae_lambda=p.gae_lambda, value_rate=p.value_rate)
+    schedule = budget_schedule(p, eta)
     arms = tuple(tuple(sorted(asdict(LEARNER_ARMS[name]).items())) for name in ARM_NAMES)
     return OperatingPoint(
         source_game, schedule,

@@ -39,6 +39,10 @@ class Batch:
     def ledger(self, r: int) -> dict:
         return self.learners.ledger.row(r)
 
+    @property
+    def game(self) -> str:
+        return self.learners.game.name
+
 
 def exploitabilities(game: str, tables: np.ndarray) -> np.ndarray:
     """[R] exploitability (NashConv / 2, chips) of each table [R, n_info, A]."""

@@ -47,7 +47,7 @@ class Context:
 
     @property
     def event(self) -> int:
-        return next(iter(chance_event_of_nodes(self.game).values()), 0)
+        return continuation_event(self.game)
 
     def table_rows(self, info: torch.Tensor) -> torch.Tensor:
         """Rows of `cdf` for information states info [R', ...] of these runs."""
@@ -70,6 +70,18 @@ class Lanes:
     slot: torch.Tensor          # [L] branch (action id) or sample index
     action: torch.Tensor        # [L] root action (-1 for episodes)
     mask: torch.Tensor          # [R', N, S] which (run, group, slot) cells are lanes
+
+
+def continuation_event(game: Game) -> int:
+    """The semantic address of the game's continuation chance event (0 when it has none).
+
+    Both games have at most one event type after the root (Leduc's public card); a game with several would
+    need one chance key per event, so it is refused rather than silently given one key.
+    """
+    events = sorted(set(chance_event_of_nodes(game).values()))
+    if len(events) > 1:
+        raise NotImplementedError(f"{game.name} has {len(events)} continuation chance events; one is supported.")
+    return events[0] if events else 0
 
 
 def _cards(points: DecisionPoints, opp: torch.Tensor) -> torch.Tensor:

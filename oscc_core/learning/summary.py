@@ -1,9 +1,12 @@
 """Per-run records of a screen of learner runs and their summaries over seeds (mean, SD, 95% t-interval).
 
 A record holds, for one (arm, seed), the whole-game numbers of its average
-policy at T (chips; success and probabilities unitless; update variance in
-logits^2; contrast variance in chips^2), its last iterate's exploitability,
-its ledger, and the per-pair split of every evaluated quantity.
+policy at T (chips; success and probabilities unitless; contrast variance
+in chips^2: of the arm's construction and, beside it, of the independent
+construction at the same checkpoint), its last iterate's exploitability,
+its update variance (logits^2; one iteration's update from the run's final
+state, i.e. from its last iterate, which is what the learner updates), its
+ledger, and the per-pair split of every evaluated quantity.
 """
 from __future__ import annotations
 
@@ -42,11 +45,13 @@ def contrast_variances(game: str, root: str, runs, tables: np.ndarray, groups: i
     for run, table in zip(runs, tables):
         policy = table_to_policy(game, table)
         arm = get_learner_arm(run.arm).coupling_arm
-        exact = arm_moments(game, root, policy)[arm]
+        moments = arm_moments(game, root, policy)
+        exact = moments[arm]
         i, j = contrast_pair(exact.actions)
         sample = collect(game, root, arm, groups, run.seed, continuation=policy, device=device,
                          split="validation").summary()["pairwise_contrasts"][f"{i}-{j}"]
         out.append({"arm": arm, "actions": [exact.actions[i], exact.actions[j]], "exact": exact.contrast_var(i, j),
+                    "independent_exact": moments["independent"].contrast_var(i, j),
                     "sampled": sample["contrast_var"], "sampled_se": sample["contrast_var_se"]})
     return out
 
@@ -60,8 +65,10 @@ def run_records(batch, evaluations, last_exploitability, update_variance, contra
         record.update({"exploitability_last": float(last_exploitability[r]),
                        "update_variance": float(update_variance[r]),
                        "contrast_variance_exact": contrast[r]["exact"],
+                       "contrast_variance_independent_exact": contrast[r]["independent_exact"],
                        "contrast_variance_sampled": contrast[r]["sampled"],
                        "contrast_variance_sampled_se": contrast[r]["sampled_se"],
+                       "physical_calls": batch.ledger(r)["physical_calls"],
                        "ledger": batch.ledger(r),
                        "per_pair": {key: f(e).by_pair() for key, f in EVALUATED.items()}})
         out.setdefault(run.arm, {})[str(run.seed)] = record
@@ -94,3 +101,18 @@ def legal_action_rate(records: dict) -> tuple[int, int]:
     ledgers = [rec["ledger"] for arm in records.values() for rec in arm.values()]
     total = sum(led["transitions"] for led in ledgers)
     return total - sum(led["illegal"] for led in ledgers), total
+
+
+def paired_difference(records: dict, a: str, b: str, key: str):
+    """95% t-interval of the per-seed difference a - b of one quantity, seeds matched by name."""
+    return t_interval([records[a][s][key] - records[b][s][key] for s in records[a]])
+
+
+def resolved_order(records: dict, arm: str, others, key: str, better: str) -> bool:
+    """Whether `arm` beats every arm of `others` on `key` with the per-seed paired difference's 95% interval
+    entirely on the better side of 0 (`better` "high" or "low"); a tie in every seed counts as not better."""
+    for other in others:
+        iv = paired_difference(records, arm, other, key)
+        if not (iv.low > 0 if better == "high" else iv.high < 0):
+            return False
+    return True

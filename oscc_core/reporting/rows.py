@@ -276,3 +276,13 @@ def unshown_impossible(impossible: dict, groups: dict) -> list[Row]:
     if doubled:
         raise ValueError(f"claim ids named by two rows: {doubled[:5]}")
     return [r for cid, r in impossible.items() if cid not in set(ids)]
+
+
+def impossible_instead(row: Row, impossible: dict) -> Row:
+    """`row` with verdict impossible under the rules when `impossible` (claim id -> impossible row) holds its
+    claim: our value, interval and exact value stay, the reason names the bound the paper's value breaks."""
+    bound = impossible.get(row.claim_id)
+    if bound is None:
+        return row
+    return Row(row.quantity, row.paper, row.ours, IMPOSSIBLE, row.claim_id, row.interval, row.exact,
+               reason=bound.reason)

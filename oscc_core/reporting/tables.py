@@ -29,11 +29,13 @@ def deviation_text(x: float | None, digits: int = 1) -> str:
     return "+0.0%" if text == f"-{0:.{digits}f}%" else text
 
 
-def comparison_frame(rows: list[dict], digits: int = 4):
+def comparison_frame(rows: list[dict], digits: int = 4, drop_empty: bool = False):
     """A pandas table of comparison rows: floats rounded, counts with separators, known columns first.
 
     Every table of rows with a verdict shows the relative deviation (ours / paper - 1, as a signed
     percentage; computed from paper and ours where a row does not carry it) and the declared relation.
+    `drop_empty` leaves out the optional columns (interval, exact, relation, reason, ...) that hold
+    no value in any row, so that a wide table fits the page.
     """
     import pandas as pd
 
@@ -57,7 +59,11 @@ def comparison_frame(rows: list[dict], digits: int = 4):
     seen = list(dict.fromkeys(k for r in rows for k in r))
     columns = [c for c in COLUMN_ORDER if c in seen] + \
         [c for c in seen if c not in COLUMN_ORDER and c not in RECORD_ONLY]
-    return pd.DataFrame([{c: fmt(r.get(c)) for c in columns} for r in rows])
+    frame = pd.DataFrame([{c: fmt(r.get(c)) for c in columns} for r in rows])
+    if drop_empty:
+        kept = ("quantity", "paper", "ours", "verdict", "claim id")
+        frame = frame[[c for c in frame.columns if c in kept or (frame[c] != "—").any()]]
+    return frame
 
 
 def rows_record(rows: list[dict]) -> list[dict]:

@@ -52,8 +52,11 @@ from oscc_core.exact.exploitability import evaluate
 from oscc_core.games import get_game
 from oscc_core.games.leduc import CALL, FOLD, NUM_SUITS, RAISE
 from oscc_core.policy import uniform_policy, uniform_table
+from oscc_core.reporting import claims
 from oscc_core.reporting.claims import Relation
 from oscc_core.reporting.rows import Row
+
+BASE_CLAIM = "text_bounded.frozen_opponent"   # the claims of the screen
 
 GAME = "leduc"
 ROOT = ""
@@ -227,7 +230,7 @@ def screen_rows(result: dict) -> list[Row]:
     d = {k: m[k]["exact_delta"]["law_average"] for k in MODES}
     same = Relation("delta > 0, same for both modes",
                     d["paired"] > 0 and abs(d["paired"] - d["independent"]) <= 1e-12)
-    base = "text_bounded.frozen_opponent"
+    base = BASE_CLAIM
     kept = "retained_evidence.frozen_opponent"
     return [
         Row.compare("frozen-opponent margin SE mean, paired (chips)", f"{base}.paired.margin_se_mean",
@@ -244,3 +247,24 @@ def screen_rows(result: dict) -> list[Row]:
         Row.count("frozen-opponent comparisons per state", f"{kept}.comparisons_per_state",
                   result["parameters"]["n_per_pair"]),
     ]
+
+
+def matching_epsilon(result: dict, target: float, slack: float) -> float | None:
+    """The clip range of the screen's epsilon grid whose exact held-out change (paired mode, deal-law average,
+    chips) lies within `slack` of `target` (a paper value and its printing slack), or None when none does."""
+    for point in result["modes"]["paired"]["epsilon_curve"]:
+        if abs(point["law_average"] - target) <= slack:
+            return point["epsilon"]
+    return None
+
+
+def reading_glue(result: dict) -> dict[str, str]:
+    """Texts the chapter glues about the screen: whether both modes chose the same update, and which epsilon of
+    the grid (if any) gives the paper's printed held-out change to its printed digits."""
+    paper = claims.claim(f"{BASE_CLAIM}.heldout_exact_value_delta")
+    match = matching_epsilon(result, paper, claims.printed_rounding(paper))
+    same = result["modes"]["paired"]["p"] == result["modes"]["independent"]["p"]
+    return {"frozen_same": "Both modes choose the same update" if same else "The modes choose different updates",
+            "frozen_match": (f"At epsilon = {match:g} the same update gives the paper's printed value to its "
+                             "printed digits") if match is not None else
+            "No epsilon of the grid gives the paper's printed value"}

@@ -7,12 +7,13 @@ values with the learners' schedules and the record the results file keeps.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from oscc_core.engine.roots import parse_root
 from oscc_core.games import LEDUC
 from oscc_core.learning.loop import Schedule
+from oscc_core.learning.operating_point import budget_schedule
 from oscc_core.reporting import params
 
 #: The notebook's parameter names, in the order of its parameters cell.
@@ -66,13 +67,17 @@ class Parameters:
 
     def schedule(self, learning_rate: float, budget: int | None = None, iterations: int | None = None
                  ) -> Schedule:
-        """The learners' schedule at `learning_rate`: T = `iterations` (diagnostic) or the matched budget."""
-        base = Schedule(iterations=self.iterations, decision_points=self.decision_points, epochs=self.epochs,
-                        epsilon=self.epsilon, learning_rate=learning_rate, group_size=self.group_size,
-                        gae_lambda=self.gae_lambda, value_rate=self.value_rate)
+        """The learners' schedule at `learning_rate`: the operating point's matched-budget schedule
+        (`learning.operating_point.budget_schedule`) when `budget` is given, else T = `iterations` (default:
+        the diagnostic's `self.iterations`) with no budget."""
         if budget is not None:
-            return replace(base, budget=budget, iterations=MAX_BUDGET)
-        return replace(base, iterations=self.iterations if iterations is None else iterations)
+            if budget != self.budget:
+                raise ValueError(f"the matched budget is the parameter budget ({self.budget}), not {budget}.")
+            return budget_schedule(self, learning_rate)
+        return Schedule(iterations=self.iterations if iterations is None else iterations,
+                        decision_points=self.decision_points, epochs=self.epochs, epsilon=self.epsilon,
+                        learning_rate=learning_rate, group_size=self.group_size, gae_lambda=self.gae_lambda,
+                        value_rate=self.value_rate)
 
     @property
     def record(self) -> dict:

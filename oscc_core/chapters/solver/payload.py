@@ -21,7 +21,7 @@ def calibration_payload(cal: dict) -> dict:
 
 
 def diagnostic_payload(batch, seeds) -> dict:
-    avg, last = exploitabilities("leduc", batch.average), exploitabilities("leduc", batch.last)
+    avg, last = exploitabilities(batch.game, batch.average), exploitabilities(batch.game, batch.last)
     out: dict = {}
     for arm in ("cp_grpo", "independent"):
         for s in seeds:

@@ -43,7 +43,7 @@ def eta_table(choice: dict):
 
 def diagnostic_table(batch, seeds):
     """Per seed: final exploitability of the average and last policies of both arms, and their difference."""
-    avg, last = exploitabilities("leduc", batch.average), exploitabilities("leduc", batch.last)
+    avg, last = exploitabilities(batch.game, batch.average), exploitabilities(batch.game, batch.last)
     out = []
     for s in seeds:
         i, j = batch.index("cp_grpo", s), batch.index("independent", s)
@@ -55,7 +55,7 @@ def diagnostic_table(batch, seeds):
 
 def diagnostic_exploitability(batch, seeds) -> dict:
     """{arm: {seed: final exploitability of the average policy}} (chips)."""
-    avg = exploitabilities("leduc", batch.average)
+    avg = exploitabilities(batch.game, batch.average)
     return {arm: {s: float(avg[batch.index(arm, s)]) for s in seeds} for arm in ("cp_grpo", "independent")}
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from oscc_core.engine.roots import parse_root
 from oscc_core.games import KUHN, LEDUC
 from oscc_core.learning.loop import Schedule
+from oscc_core.learning.operating_point import budget_schedule
 from oscc_core.reporting import params
 
 NAMES = ("seeds", "decision_points", "epochs", "epsilon", "group_size", "budget", "gae_lambda", "value_rate",
@@ -58,10 +59,8 @@ class Parameters:
     target_game: str = KUHN
 
     def schedule(self, learning_rate: float) -> Schedule:
-        """The matched-budget schedule at `learning_rate` (the operating point's, for eta selection)."""
-        return Schedule(iterations=self.budget, decision_points=self.decision_points, epochs=self.epochs,
-                        epsilon=self.epsilon, learning_rate=learning_rate, group_size=self.group_size,
-                        budget=self.budget, gae_lambda=self.gae_lambda, value_rate=self.value_rate)
+        """The matched-budget schedule at `learning_rate` (`learning.operating_point.budget_schedule`)."""
+        return budget_schedule(self, learning_rate)
 
     @property
     def record(self) -> dict:

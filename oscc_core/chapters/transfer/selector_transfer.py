@@ -39,6 +39,7 @@ from oscc_core.engine.collector import collect
 from oscc_core.engine.roots import build_root
 from oscc_core.exact.arm_moments import arm_moments, infostate_moments
 from oscc_core.games import KUHN, LEDUC, get_game
+from oscc_core.games.leduc import NUM_SUITS
 from oscc_core.method.policy_gradient import policy_jacobian
 from oscc_core.method.selectors import FALLBACK, certify, hoeffding_radius, oracle_select, oscc_select
 from oscc_core.method.strata import CARD_CLASSES, stratum_of
@@ -137,7 +138,7 @@ def _pool(root, groups_per_stratum, seed, continuation, device, split):
     n = math.ceil(len(CARD_CLASSES) * groups_per_stratum * 1.08 + 10 * math.sqrt(3 * groups_per_stratum))
     while True:
         returns, own, pub, valid = _collect(LEDUC, root, n, seed, continuation, device, split)
-        cls = np.array([card_class(LEDUC, c) for c in own])
+        cls = np.asarray(CARD_CLASSES)[own // NUM_SUITS]      # Leduc rank = card id // suits, vectorised
         if all((valid & (cls == z)).sum() >= groups_per_stratum for z in CARD_CLASSES):
             return returns, own, pub, valid, cls, n
         n *= 2
