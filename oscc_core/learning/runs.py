@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from oscc_core.exact.exploitability import nash_conv_table
 from oscc_core.exact.sequence_form import sequence_form
+from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.loop import Learners, RunSpec, Schedule
 
 LEARNED_ARMS = ("cp_grpo", "independent", "grpo", "ppo")
@@ -24,7 +25,8 @@ LEARNED_ARMS = ("cp_grpo", "independent", "grpo", "ppo")
 @dataclass
 class Batch:
     """A trained batch: runs, average and last tables [R, n_info, A], the learners, curves (iteration ->
-    exploitability [R] of the average and of the last policy, chips)."""
+    exploitability [R] of the average and of the last policy, chips), and the ledger after every iteration
+    (`ledger_history` [T, fields, R] int64, cumulative; fields in `learning.ledger.FIELDS` order)."""
 
     runs: list
     learners: Learners
@@ -32,6 +34,13 @@ class Batch:
     last: np.ndarray
     curve_average: dict
     curve_last: dict
+    ledger_history: np.ndarray
+
+    def ledger_per_iteration(self, arm: str) -> dict[str, list[int]]:
+        """{ledger field: [count spent in iteration t, summed over the arm's runs] for t = 1..T}."""
+        rows = [r for r, run in enumerate(self.runs) if run.arm == arm]
+        spent = np.diff(self.ledger_history[:, :, rows].sum(axis=2), axis=0, prepend=0)
+        return {field: spent[:, f].tolist() for f, field in enumerate(FIELDS)}
 
     def index(self, arm: str, seed: int) -> int:
         return self.runs.index(RunSpec(arm, seed))
@@ -59,7 +68,7 @@ def train(game: str, runs: list[RunSpec], schedule: Schedule, device, curve_at=(
           progress: bool = False) -> Batch:
     """Train `runs` together until every run is done; eta_t = eta / (1 + decay * t) when decay > 0."""
     learners = Learners(game, runs, schedule, device=device)
-    points, averages, lasts = set(curve_at), {}, {}
+    points, averages, lasts, history = set(curve_at), {}, {}, []
     total = schedule.iterations if schedule.budget is None else None
     with tqdm(total=total, disable=not progress, desc="iterations", leave=False) as bar:
         while bool(learners.active().any()):
@@ -67,11 +76,14 @@ def train(game: str, runs: list[RunSpec], schedule: Schedule, device, curve_at=(
                 learners.schedule = replace(schedule, learning_rate=schedule.learning_rate
                                             / (1.0 + decay * learners.iteration))
             learners.step()
+            history.append(np.stack([learners.ledger.counts[f].cpu().numpy() for f in FIELDS]))
             bar.update(1)
             if learners.iteration in points:
                 averages[learners.iteration] = exploitabilities(game, learners.average_tables())
                 lasts[learners.iteration] = exploitabilities(game, learners.last_tables())
-    return Batch(list(runs), learners, learners.average_tables(), learners.last_tables(), averages, lasts)
+    empty = np.zeros((0, len(FIELDS), len(runs)), dtype=np.int64)
+    return Batch(list(runs), learners, learners.average_tables(), learners.last_tables(), averages, lasts,
+                 np.stack(history) if history else empty)
 
 
 def choose_step_size(game: str, grid, dev_seeds, schedule: Schedule, device, given: float = 0.0,

@@ -116,3 +116,8 @@ def resolved_order(records: dict, arm: str, others, key: str, better: str) -> bo
         if not (iv.low > 0 if better == "high" else iv.high < 0):
             return False
     return True
+
+
+def pair_rows(records: dict, keys) -> list[dict]:
+    """One row per (quantity, arm): the seed means of the quantity's per-pair values, keyed by rank pair."""
+    return [{"quantity": key, "arm": arm, **pair_means(records, arm, key)} for key in keys for arm in records]

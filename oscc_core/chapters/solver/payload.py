@@ -4,7 +4,8 @@ Keys (arms cp_grpo, independent, grpo, ppo, uniform; seeds as strings):
 operating_point.digest; calibration.<game>.exploitability; diagnostic.<arm>.<seed>.exploitability_last / _average;
 frozen_screen.epsilon, frozen_screen.delta.paired / .independent;
 policy_screen.<arm>.<seed>.exploitability, .nash_conv, .player0_value (whole game, average policy),
-besides the rows of every table (`rows.<table>`), the curves and the ledgers.
+besides the rows of every table (`rows.<table>`), the curves, and the ledgers per arm and iteration
+(`ledgers_per_iteration.<diagnostic|policy_screen>.<arm>.<field>`: what the arm's runs spent in each iteration).
 """
 from __future__ import annotations
 
@@ -46,9 +47,13 @@ def scale_payload(batch, seeds) -> dict:
                      for r, run in enumerate(batch.runs)}}
 
 
-def payload(p, *, op, eta, cal, diag, panel, frozen, records, cfr, scale, checkpoints, tables) -> dict:
+def payload(p, *, op, eta, cal, diag, panel, frozen, screen, records, cfr, scale, checkpoints, tables) -> dict:
     """The whole results file body (the manifest is added by `reporting.results.write_results`)."""
-    return {"operating_point": {"digest": op.digest, "record": op.record()}, "eta": eta, "calibration": calibration_payload(cal), "diagnostic": diagnostic_payload(diag,
+    return {"ledgers_per_iteration": {"diagnostic": {arm: diag.ledger_per_iteration(arm) for arm in
+                                                    sorted({r.arm for r in diag.runs})},
+                                      "policy_screen": {arm: screen.ledger_per_iteration(arm) for arm in
+                                                        sorted({r.arm for r in screen.runs})}},
+            "operating_point": {"digest": op.digest, "record": op.record()}, "eta": eta, "calibration": calibration_payload(cal), "diagnostic": diagnostic_payload(diag,
                                                                                                  p.diagnostic_seeds),
             "sensitivity": sensitivity_records(panel), "frozen_screen": frozen_payload(frozen),
             "policy_screen": records, "cfr_reference": cfr, "scale_curve": scale_payload(scale, p.scale_seeds),

@@ -130,9 +130,9 @@ def ledger_table(records: dict):
     return _frame(out, "arm")
 
 
-def pair_table(records: dict, key: str):
-    """Per arm (rows) and ordered rank pair (columns): the seed mean of one quantity's per-pair value."""
-    return _frame([{"arm": arm, **summary.pair_means(records, arm, key)} for arm in records], "arm")
+def pair_tables(records: dict, keys=tuple(summary.EVALUATED)):
+    """Per quantity and arm (rows) and ordered rank pair (columns): the seed mean of each per-pair value."""
+    return _frame(summary.pair_rows(records, keys), ["quantity", "arm"])
 
 
 def checkpoint_table(ours: dict, openspiel: dict):

@@ -321,7 +321,7 @@ def box_bounds(root: str, arm: str, lo: np.ndarray, hi: np.ndarray) -> dict[str,
         ub = np.zeros(nb)
         for b in range(2):
             lo_c, hi_c = mb[b].min(1), mb[b].max(1)
-            ub += _golden_min(lambda c: (qb[b] - 2 * c[:, None] * mb[b]).max(1) + c ** 2, lo_c, hi_c)
+            ub += _golden_min(lambda c, b=b: (qb[b] - 2 * c[:, None] * mb[b]).max(1) + c ** 2, lo_c, hi_c)
         effect_terms = [qb[0] + qb[1], mb[0], mb[1]]
     else:
         mm = big(k["M"])
