@@ -39,3 +39,11 @@ def openspiel_exploitability(game: str, policy: dict) -> float:
 
     return float(pyspiel.exploitability(load_openspiel_game(game), python_policy_to_pyspiel_policy(
         to_openspiel(game, policy))))
+
+
+def openspiel_check(path, ours: dict, game_of) -> dict:
+    """Recompute every checkpoint of the file at `path` with `pyspiel.exploitability` (the game of a key is
+    `game_of(key)`) beside `ours` {key: exploitability, chips}: {file, ours, pyspiel, max_abs_difference}."""
+    theirs = {key: openspiel_exploitability(game_of(key), policy) for key, policy in load_checkpoints(path).items()}
+    return {"file": Path(path).name, "ours": ours, "pyspiel": theirs,
+            "max_abs_difference": max(abs(ours[k] - theirs[k]) for k in ours)}

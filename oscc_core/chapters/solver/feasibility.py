@@ -28,8 +28,14 @@ import math
 
 import numpy as np
 
-from oscc_core.exact.evaluation import FEASIBILITY_ROUNDING, EquilibriumValue, equilibrium_value, evaluate_checkpoint
-from oscc_core.games import get_game
+from oscc_core.exact.evaluation import (
+    FEASIBILITY_ROUNDING,
+    EquilibriumValue,
+    equilibrium_value,
+    evaluate_checkpoint,
+    feasibility_band,
+)
+from oscc_core.games import LEDUC, get_game
 from oscc_core.games.deal_tables import terminal_utilities
 from oscc_core.policy import uniform_policy
 from oscc_core.reporting import claims
@@ -45,8 +51,10 @@ SEEDS_CLAIM = "grpo_ppo.footnote.seeds"
 
 
 def value_range(equilibrium: EquilibriumValue, nash_conv: float) -> tuple[float, float]:
-    """[v*_low - NashConv, v*_high + NashConv] (chips): every player-0 value a profile with this NashConv can have."""
-    return equilibrium.low - nash_conv, equilibrium.high + nash_conv
+    """[v*_low - NashConv, v*_high + NashConv] (chips): every player-0 value a profile with this NashConv can have
+    (`exact.evaluation.feasibility_band` with the given v*, whose game it already fixes)."""
+    band = feasibility_band(LEDUC, nash_conv, equilibrium)
+    return band.low, band.high
 
 
 def best_response_ranges(equilibrium: EquilibriumValue, nash_conv: float, value: float | None = None

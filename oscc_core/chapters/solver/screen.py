@@ -64,7 +64,5 @@ def checkpoint_check(p, batch, records: dict) -> dict:
     """Save the screen's checkpoints, recompute each one's exploitability with pyspiel from the file, and
     compare with ours (chips)."""
     path = save_checkpoints(p.game, batch, p.out_dir)
-    theirs = openspiel_exploitabilities(p.game, path)
     ours = {run.key: records[run.arm][str(run.seed)]["exploitability"] for run in batch.runs}
-    return {"file": path.name, "ours": ours, "pyspiel": theirs,
-            "max_abs_difference": max(abs(ours[k] - theirs[k]) for k in ours)}
+    return checkpoints.openspiel_check(path, ours, lambda key: p.game)
