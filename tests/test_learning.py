@@ -693,3 +693,13 @@ def test_uniform_arm_average_policy_exploitability(game_name, value):
     tabular = to_openspiel(game, table_to_policy(game, avg))
     got = os_exploitability.exploitability(pyspiel.load_game(OS_NAME[game_name]), tabular)
     assert abs(got - value) < 1e-6
+
+
+def test_exact_sqrt_is_the_correctly_rounded_root_on_every_cpu():
+    # Python's math.sqrt is the IEEE square root; torch's CPU sqrt misses sqrt(2) by one unit on some AVX-512 CPUs
+    import math
+
+    from oscc_core.learning.tabular import exact_sqrt
+
+    values = torch.tensor([2.0, 3.0, 0.75, 1e-300, 12345.678, 0.0, 5.0 / 3.0], dtype=torch.float64)
+    assert [float(x).hex() for x in exact_sqrt(values)] == [math.sqrt(float(v)).hex() for v in values]

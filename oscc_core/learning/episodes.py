@@ -16,6 +16,7 @@ import torch
 
 from oscc_core.engine.rollout import ActionEvent
 from oscc_core.learning.objectives import Terms
+from oscc_core.learning.tabular import exact_sqrt
 
 Z_SCORE_EPSILON = 1e-8
 
@@ -75,7 +76,7 @@ def z_scored(adv: torch.Tensor, valid: torch.Tensor, run: torch.Tensor, num_runs
     count = torch.zeros(num_runs, dtype=adv.dtype, device=adv.device).index_add_(0, flat_run, torch.ones_like(a))
     mean = torch.zeros_like(count).index_add_(0, flat_run, a) / count.clamp(min=1)
     centred = a - mean[flat_run]
-    sd = torch.sqrt(torch.zeros_like(count).index_add_(0, flat_run, centred * centred) / count.clamp(min=1))
+    sd = exact_sqrt(torch.zeros_like(count).index_add_(0, flat_run, centred * centred) / count.clamp(min=1))
     out = torch.zeros_like(adv)
     out[valid] = centred / (sd[flat_run] + Z_SCORE_EPSILON)
     return out

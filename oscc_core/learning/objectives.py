@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import torch
 
-from oscc_core.learning.tabular import masked_softmax, sum_last
+from oscc_core.learning.tabular import exact_sqrt, masked_softmax, sum_last
 
 GRPO_STD_EPSILON = 1e-8     # GRPO's guard in (R - mean) / (sd + 1e-8)
 
@@ -54,7 +54,7 @@ def group_normalised(returns: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """GRPO's (R - mean) / (sd + 1e-8) over the last axis (sd with n - 1 degrees of freedom); 0 when sd = 0."""
     a = centred(returns, mask)
     count = sum_last(mask.to(returns.dtype))
-    sd = torch.sqrt(sum_last(a * a) / (count - 1).clamp(min=1))
+    sd = exact_sqrt(sum_last(a * a) / (count - 1).clamp(min=1))
     return torch.where(sd.unsqueeze(-1) > 0, a / (sd.unsqueeze(-1) + GRPO_STD_EPSILON), torch.zeros_like(a))
 
 

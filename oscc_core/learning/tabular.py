@@ -16,6 +16,20 @@ from oscc_core.engine import rng
 from oscc_core.games import Game
 
 
+def exact_sqrt(a: torch.Tensor) -> torch.Tensor:
+    """The correctly rounded square root, elementwise (units: the square root of a's).
+
+    torch's CPU sqrt for float64 is not always correctly rounded, and which
+    last bit it returns depends on the CPU it runs on (sqrt(2) comes out one
+    unit low on some AVX-512 machines).  On the CPU the root is therefore taken
+    by numpy, whose sqrt is the IEEE instruction, as the fused numba kernels
+    take it; CUDA's sqrt is correctly rounded already.
+    """
+    if a.device.type != "cpu":
+        return torch.sqrt(a)
+    return torch.from_numpy(np.sqrt(a.detach().numpy()))
+
+
 def sum_last(a: torch.Tensor) -> torch.Tensor:
     """a.sum(-1) as a[..., 0] + a[..., 1] + ... in that order (bitwise the same on every CPU)."""
     total = a[..., 0].clone()
