@@ -1,4 +1,4 @@
-"""``python -m oscc_core run <chapter> -p name value ... [-o outdir]``: see `oscc_core.runner`."""
+"""``python -m oscc_core run <chapter> -p name value ... [-o outdir]``: see `oscc_core.reporting.runner`."""
 import sys
 
 from oscc_core.reporting.runner import main

@@ -5,8 +5,10 @@ The runner is the safe front door to the papermill-parameterised notebooks:
 - ``<chapter>`` is a notebook's stem (``02_covariance``) or its short name
   (``covariance``, the stem without its number prefix);
 - every ``-p name value`` is checked against the parameters the notebook
-  declares (``papermill.inspect_notebook``); an unknown name stops the run
-  before anything is computed, naming it and the allowed names;
+  declares: every name assigned in its cell tagged ``parameters``, read with
+  ``ast`` (`read_parameters_cell`; papermill's own line parser gives up on a
+  comment that holds a second ``=``); an unknown name stops the run before
+  anything is computed, naming it and the allowed names;
 - a value is converted by the parameter's declared type, the way a user
   types it: a ``str`` parameter gets the raw text (``-p root 2`` is the
   history "2"; text in brackets, ``[0.5, 0.5]``, is a list, for the
@@ -15,7 +17,15 @@ The runner is the safe front door to the papermill-parameterised notebooks:
   (``-p seeds 13,17``);
 - results and the executed notebook go to a fresh directory
   (``runs/<stem>-<n>/`` under the current directory, the first n not yet
-  used) or to ``-o outdir``; never into the committed ``results/``.
+  used) or to ``-o outdir``; never into the committed ``results/``;
+- when stderr is a terminal, papermill's cell progress bar is shown there and
+  the kernel gets ``OSCC_PROGRESS`` (the terminal's device), so that a long
+  computation inside the notebook can report its own progress there
+  (`oscc_core.reporting.progress`); otherwise (CI, tests, a pipe) the run is
+  quiet;
+- the kernel talks to the runner over IPC sockets in a private temporary
+  directory (on POSIX), not over local TCP, so ipykernel has no reason to
+  warn that the connection is unencrypted.
 
 Exit status: 0 on success, 2 on a bad command line or a parameter the
 notebook refuses (one sentence on stderr), 1 when the notebook fails.
@@ -23,8 +33,16 @@ notebook refuses (one sentence on stderr), 1 when the notebook fails.
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
+import io
+import json
 import logging
+import os
+import shutil
 import sys
+import tempfile
+import tokenize
 from pathlib import Path
 
 import yaml
@@ -58,11 +76,86 @@ def find_chapter(name: str) -> Path:
     raise UsageError(f"unknown chapter {name!r}; the chapters are {names}.")
 
 
-def declared_parameters(notebook: Path) -> dict[str, dict]:
-    """The notebook's declared parameters: name -> {inferred_type_name, default, help}."""
-    import papermill as pm
+def _assigned_names(target: ast.expr) -> list[str]:
+    """The plain names an assignment target binds (``a``, ``a, b``, ``[a, *b]``); attributes and items bind none."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _assigned_names(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _assigned_names(element)]
+    return []
 
-    return pm.inspect_notebook(str(notebook))
+
+def read_parameters_cell(source: str) -> dict[str, dict]:
+    """Every name a parameters cell assigns: name -> {name, inferred_type_name, default, help}.
+
+    The cell is parsed with `ast`: each top-level assignment (``x = 1``, ``x: int = 1``, ``a, b = 1, 2``)
+    declares its names, in the order they first appear (a name assigned twice keeps its last value).
+    ``inferred_type_name`` is the annotation's source text (``"int"``, ``"list"``) or ``"None"`` when there is
+    none, ``default`` the value's source text (``100_000``, ``""``), ``help`` the comment that ends the
+    statement's last line (found with `tokenize`, so ``#`` inside a string is not a comment). These are the
+    fields papermill's inspection gives, without its line parser's failures on a comment with ``=`` in it.
+    Raises SyntaxError when the cell is not plain Python (an IPython magic, say).
+    """
+    tree = ast.parse(source)
+    comments = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            comments[token.start[0]] = token.string[1:].strip()
+
+    def text(node: "ast.expr | None") -> str:
+        if node is None:
+            return "None"
+        return ast.get_source_segment(source, node) or ast.unparse(node)
+
+    found: dict[str, dict] = {}
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign):
+            if node.value is None:                  # ``x: int`` declares a type but assigns nothing
+                continue
+            pairs = [(name, node.value) for name in _assigned_names(node.target)]
+            type_name = text(node.annotation)
+        elif isinstance(node, ast.Assign):
+            pairs = []
+            for target in node.targets:
+                names = _assigned_names(target)
+                values = node.value.elts if (isinstance(target, (ast.Tuple, ast.List))
+                                             and isinstance(node.value, (ast.Tuple, ast.List))
+                                             and len(node.value.elts) == len(target.elts)
+                                             and not any(isinstance(e, ast.Starred) for e in target.elts)) \
+                    else [node.value] * len(names)
+                pairs += list(zip(names, values))
+            type_name = "None"
+        else:
+            continue
+        for name, value in pairs:
+            found[name] = {"name": name, "inferred_type_name": type_name, "default": text(value),
+                           "help": comments.get(node.end_lineno, "")}
+    return found
+
+
+def parameters_cell_source(notebook: Path) -> "str | None":
+    """The source of the notebook's first cell tagged ``parameters`` (papermill's choice), or None."""
+    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    for cell in nb.get("cells", []):
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            source = cell.get("source", "")
+            return "".join(source) if isinstance(source, list) else source
+    return None
+
+
+def declared_parameters(notebook: Path) -> dict[str, dict]:
+    """The notebook's declared parameters: name -> {name, inferred_type_name, default, help}
+    (`read_parameters_cell` of its parameters cell; empty when it has none)."""
+    source = parameters_cell_source(notebook)
+    if source is None:
+        return {}
+    try:
+        return read_parameters_cell(source)
+    except SyntaxError as e:
+        raise UsageError(f"the parameters cell of {Path(notebook).name} is not plain Python "
+                         f"(line {e.lineno}: {e.msg}), so its parameters cannot be read.") from None
 
 
 def _yaml(text: str):
@@ -141,14 +234,73 @@ def check_output_dir(path: Path) -> Path:
     return path
 
 
+class _PapermillParseNoise(logging.Filter):
+    """Drop papermill's warnings about the parameters cell: its line parser fails on a comment holding ``=``
+    ("Unable to parse line ...") and then calls the names it missed unknown ("Passed unknown parameter ...").
+    The runner has already checked every name with `read_parameters_cell`. A logger's filter sees only the
+    records logged on it, so it goes on both loggers that say these things."""
+
+    LOGGERS = ("papermill", "papermill.translators")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not message.startswith(("Unable to parse line", "Passed unknown parameter"))
+
+
+def _ipc_kernel_manager(socket_dir: str):
+    """A kernel manager that connects to the kernel over IPC sockets in `socket_dir` (an absolute path:
+    papermill changes the working directory, and relative sockets would land in notebooks/)."""
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class IPCKernelManager(AsyncKernelManager):
+        @default("transport")
+        def _ipc_transport(self):
+            return "ipc"
+
+        @default("ip")
+        def _ipc_path(self):
+            return os.path.join(socket_dir, "kernel")
+
+    return IPCKernelManager
+
+
+def progress_terminal(stream=None) -> "str | None":
+    """The terminal device behind `stream` (stderr by default), or None when it is not a terminal."""
+    stream = sys.stderr if stream is None else stream
+    try:
+        if not stream.isatty():
+            return None
+        return os.ttyname(stream.fileno()) if hasattr(os, "ttyname") else ""
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+@contextlib.contextmanager
+def _kernel_environment(progress: "str | None"):
+    """Set (or clear) OSCC_PROGRESS for the kernel started inside, and restore the caller's value after."""
+    from oscc_core.reporting.progress import PROGRESS_ENV
+
+    saved = os.environ.get(PROGRESS_ENV)
+    if progress:
+        os.environ[PROGRESS_ENV] = progress
+    else:
+        os.environ.pop(PROGRESS_ENV, None)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(PROGRESS_ENV, None)
+        else:
+            os.environ[PROGRESS_ENV] = saved
+
+
 def run(chapter: str, pairs, output_dir: "str | None" = None) -> Path:
     """Execute a chapter with checked parameters; return the output directory.
 
     Raises UsageError (bad command line, or a parameter the notebook refuses)
     or papermill's PapermillExecutionError (the notebook failed later).
     """
-    import os
-
     import papermill as pm
 
     from oscc_core.reporting.params import OUTPUT_DIR_OVERRIDE
@@ -161,14 +313,31 @@ def run(chapter: str, pairs, output_dir: "str | None" = None) -> Path:
     out = check_output_dir(Path(output_dir)) if output_dir else fresh_output_dir(notebook.stem)
     out.mkdir(parents=True, exist_ok=True)
     parameters["output_dir"] = str(out.resolve())
+    terminal = progress_terminal()
     logging.getLogger("papermill").setLevel(logging.WARNING)
+    noise = _PapermillParseNoise()
+    noisy = [logging.getLogger(name) for name in _PapermillParseNoise.LOGGERS]
+    for log in noisy:
+        log.addFilter(noise)
+    engine = {}
+    socket_dir = None
+    if os.name == "posix":                          # zmq's IPC transport: Unix domain sockets
+        socket_dir = tempfile.mkdtemp(prefix="oscc-kernel-")
+        engine["kernel_manager_class"] = _ipc_kernel_manager(socket_dir)
     try:
-        pm.execute_notebook(str(notebook), str(out / notebook.name), parameters=parameters,
-                            cwd=str(NOTEBOOKS), progress_bar=False, log_output=False, kernel_name="python3")
+        with _kernel_environment(terminal):
+            pm.execute_notebook(str(notebook), str(out / notebook.name), parameters=parameters,
+                                cwd=str(NOTEBOOKS), progress_bar=terminal is not None, log_output=False,
+                                kernel_name="python3", **engine)
     except pm.PapermillExecutionError as e:
         if e.ename == "ParameterError":
             raise UsageError(e.evalue) from None
         raise
+    finally:
+        for log in noisy:
+            log.removeFilter(noise)
+        if socket_dir is not None:
+            shutil.rmtree(socket_dir, ignore_errors=True)
     return out
 
 
@@ -179,7 +348,8 @@ def list_parameters(chapter: str) -> str:
     for name, p in declared_parameters(notebook).items():
         if name in RESERVED:
             continue
-        lines.append(f"  {name} ({p.get('inferred_type_name')}, default {p.get('default')}): {p.get('help', '')}")
+        default = " ".join(str(p.get("default")).split("\n"))      # a value written over several lines
+        lines.append(f"  {name} ({p.get('inferred_type_name')}, default {default}): {p.get('help', '')}")
     return "\n".join(lines)
 
 
