@@ -172,9 +172,32 @@ def test_variance_missing_its_interval_without_relation_is_not_reproduced():
     assert C.verdict(18.1441, 32.55, low=32.27, high=32.84) == "not reproduced"
 
 
-def test_verdict_reproduced_whatever_the_relation():
-    assert C.verdict(1.0, 1.01, relation=C.Relation("ratio < 1", False)) == "reproduced"
+def test_verdict_reproduced_when_the_size_agrees_and_the_relation_holds():
+    assert C.verdict(0.98, 0.99, relation=C.Relation("ratio < 1", True)) == "reproduced"
     assert C.verdict(41.1158, 39.64, low=39.29, high=41.2) == "reproduced"
+
+
+def test_verdict_inconclusive_when_the_size_agrees_but_the_relation_fails_on_our_estimate():
+    # the three-seed diagnostic: the paper's -0.054 lies in [-0.38, 0.85], our mean +0.237 has the other sign
+    assert C.verdict(-0.054, 0.237, -0.38, 0.85, relation=C.Relation("mean difference < 0", False)) == \
+        "inconclusive"
+    assert C.verdict(1.0, 1.01, relation=C.Relation("ratio < 1", False)) == "inconclusive"
+
+
+def test_verdict_inconclusive_when_our_interval_also_holds_a_contradicting_value():
+    rel = C.Relation.side("mean difference < 0", -0.1, -0.3, 0.2, below=0.0)
+    assert rel.holds and rel.resolved is False
+    assert C.verdict(-0.054, -0.1, -0.3, 0.2, relation=rel) == "inconclusive"
+
+
+def test_verdict_inconclusive_when_a_variance_interval_reaches_zero():
+    assert C.verdict(0.5, 0.3, -0.1, 0.7, positive=True) == "inconclusive"
+    assert C.verdict(0.5, 0.3, 0.05, 0.7, positive=True) == "reproduced"
+
+
+def test_an_unresolved_relation_cannot_make_a_row_partly():
+    rel = C.Relation("full < independent", True, resolved=False)
+    assert C.verdict(18.1, 25.0, low=24.0, high=26.0, relation=rel) == "not reproduced"
 
 
 def test_verdict_refuses_a_bare_boolean_for_the_relation():
@@ -211,17 +234,19 @@ def test_verdict_needs_an_estimate_or_an_interval():
         C.verdict(1.0)
 
 
-def test_verdict_returns_one_of_the_three_size_labels():
+def test_verdict_returns_one_of_the_four_size_labels():
     labels = set()
     for paper in (-10.0, 0.0, 0.44, 100.0):
         for estimate in (-1e9, -10.5, -10.0, 0.0, 0.3, 0.44, 0.45, 95.0, 104.9, 106.0, 1e9, float("nan")):
-            for rel in (None, C.Relation("r", False), C.Relation("r", True)):
+            for rel in (None, C.Relation("r", False), C.Relation("r", True), C.Relation("r", True, False)):
                 labels.add(C.verdict(paper, estimate, relation=rel))
                 labels.add(C.verdict(paper, None, low=estimate - 1.0, high=estimate + 1.0, relation=rel))
-    assert labels == {"reproduced", "partly", "not reproduced"}
+    assert labels == {"reproduced", "inconclusive", "partly", "not reproduced"}
     # The two verdicts not reached by sizes are given by the row type (reporting.rows), with a reason.
-    assert C.VERDICTS == ("reproduced", "partly", "not reproduced", "impossible under the rules", "not compared")
-    assert (C.IMPOSSIBLE, C.NOT_COMPARED) == C.VERDICTS[3:]
+    assert C.VERDICTS == ("reproduced", "inconclusive", "partly", "not reproduced", "impossible under the rules",
+                          "not compared")
+    assert (C.IMPOSSIBLE, C.NOT_COMPARED) == C.VERDICTS[4:]
+    assert C.STATUSES == ("adopted", "differs")
 
 
 def test_format_value_puts_thousands_separators_in_counts():

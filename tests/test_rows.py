@@ -31,10 +31,13 @@ def test_partly_only_with_a_declared_relation_that_holds():
     assert fails["relation"] == "full < independent"   # declared, shown, but it does not hold
 
 
-def test_reproduced_when_paper_value_in_interval_whatever_the_relation():
+def test_inconclusive_not_reproduced_when_paper_value_in_interval_but_the_relation_fails():
     r = Row.compare("independent: contrast variance", IND, 40.9, 40.6, 41.2,
                     relation=Relation("full < independent", False))
-    assert r.verdict == "reproduced"
+    assert r.verdict == "inconclusive"
+    held = Row.compare("independent: contrast variance", IND, 40.9, 40.6, 41.2,
+                       relation=Relation("full < independent", True, resolved=True))
+    assert held.verdict == "reproduced" and held["relation resolved"] is True
 
 
 def test_exact_value_within_five_percent_reproduces():
@@ -80,14 +83,89 @@ def test_relative_deviation_is_none_without_two_numbers_or_with_a_zero_paper_val
     assert tables.deviation_text(-1e-9) == "+0.0%"
 
 
-def test_impossible_names_the_bound_in_its_reason():
-    r = Row.impossible("full: contrast variance", FULL, 32.55, "Var(R1 - R2) <= 10 chips^2 (made-up bound)")
+def test_impossible_names_the_bound_and_the_reading_in_its_record():
+    r = Row.impossible("full: contrast variance", FULL, 32.55, "Var(R1 - R2) <= 10 chips^2 (made-up bound)",
+                       "a per-group variance at the fixed root")
     assert r.verdict == claims.IMPOSSIBLE == "impossible under the rules"
     assert "Var(R1 - R2) <= 10 chips^2" in r.reason and "18.1441" in r.reason
-    assert r["reason"] == r.reason
+    assert r["reason"] == r.reason and r["reading"] == "a per-group variance at the fixed root"
     assert r.relative_deviation == pytest.approx(32.55 / 18.1441 - 1)
     with pytest.raises(ValueError):
-        Row.impossible("q", FULL, 1.0, " ")
+        Row.impossible("q", FULL, 1.0, " ", "a reading")
+    with pytest.raises(ValueError):
+        Row.impossible("q", FULL, 1.0, "a bound", " ")
+
+
+def _reading(row: Row, reading: str) -> Row:
+    from dataclasses import replace
+
+    return replace(row, reading=reading)
+
+
+def test_impossible_under_every_reading_stays_impossible_and_names_them_all():
+    a = Row.impossible("v", FULL, 1.0, "bound A", "whole game")
+    b = Row.impossible("v", FULL, 2.0, "bound B", "per pair")
+    r = Row.under_readings([a, b])
+    assert r.verdict == claims.IMPOSSIBLE
+    assert "whole game" in r.reading and "per pair" in r.reading
+    assert [x["verdict"] for x in r.readings] == [claims.IMPOSSIBLE] * 2
+
+
+def test_impossible_under_one_reading_takes_the_verdict_of_the_first_possible_reading_listed():
+    a = Row.impossible("v", FULL, 32.55, "bound A", "whole game")
+    b = _reading(Row.compare("v", FULL, 30.0, 29.0, 31.0), "held-out roots")     # 18.1441 outside: not reproduced
+    c = _reading(Row.compare("v", FULL, 18.0, 17.0, 19.0), "against uniform")    # inside: reproduced
+    r = Row.under_readings([a, b, c])
+    assert r.verdict == claims.NOT_REPRODUCED and r.ours == 30.0      # never the most favourable of many readings
+    assert "impossible under the reading 'whole game'" in r.reason and "'held-out roots'" in r.reason
+    assert {x["reading"]: x["verdict"] for x in r.readings} == {
+        "whole game": claims.IMPOSSIBLE, "held-out roots": claims.NOT_REPRODUCED,
+        "against uniform": claims.REPRODUCED}
+    assert Row.under_readings([a, c, b]).verdict == claims.REPRODUCED
+
+
+def test_a_reading_that_only_shows_the_number_is_allowed_does_not_give_the_verdict():
+    a = Row.impossible("v", FULL, 32.55, "bound A", "whole game")
+    pair = _reading(Row.not_compared("v", FULL, "the paper names no pair"), "one rank pair")
+    b = _reading(Row.compare("v", FULL, 30.0, 29.0, 31.0), "held-out roots")
+    assert Row.under_readings([a, pair, b]).verdict == claims.NOT_REPRODUCED
+    assert Row.under_readings([a, pair]).verdict == claims.NOT_COMPARED
+
+
+def test_readings_must_each_be_named_and_compare_one_claim():
+    with pytest.raises(ValueError):
+        Row.under_readings([Row.compare("v", FULL, 30.0)])
+    with pytest.raises(ValueError):
+        Row.under_readings([_reading(Row.compare("v", FULL, 30.0), "a"), _reading(Row.compare("v", IND, 30.0), "b")])
+
+
+def test_a_setting_is_adopted_when_ours_is_the_papers_and_differs_with_a_reason_otherwise():
+    cid = "setup.tabular_screen.iterations"          # the paper's 40
+    adopted = Row.setting("iterations T", cid, 40)
+    assert adopted.verdict == claims.ADOPTED and adopted["status"] == "adopted" and "verdict" not in adopted
+    differs = Row.setting("iterations T", cid, 41, reason="we run one more")
+    assert differs["status"] == claims.DIFFERS and differs["reason"] == "we run one more"
+    with pytest.raises(ValueError):
+        Row.setting("iterations T", cid, 41)
+    assert Row.setting("seeds", "setup.tabular_screen.seeds", "13, 17, 23").verdict == claims.ADOPTED
+
+
+def test_a_sensitivity_row_names_its_claim_under_another_key():
+    r = Row.compare("full (CFR+ continuation)", FULL, 17.17, 17.0, 17.3).as_sensitivity()
+    assert "claim id" not in r and r["sensitivity of"] == FULL and r.verdict == "not reproduced"
+
+
+def test_one_seed_value_is_compared_with_the_prediction_interval_over_our_seeds():
+    import math
+
+    # three seeds 1, 2, 3: mean 2, sd 1, t_{0.975, 2} = 4.302653; half width 4.302653 * sqrt(1 + 1/3)
+    half = 4.302652729911275 * math.sqrt(4.0 / 3.0)
+    cid = "text_bounded.three_seed.paired.final_exploitability_seed17"   # the paper's 2.1867
+    r = Row.one_seed("paired, seed 17", cid, 2.0, [1.0, 2.0, 3.0])
+    assert r.interval == pytest.approx((2.0 - half, 2.0 + half))
+    assert r.verdict == claims.REPRODUCED
+    narrow = Row.one_seed("paired, seed 17", cid, 2.16337, [2.16, 2.161, 2.162])
+    assert narrow.verdict == claims.NOT_REPRODUCED    # within 5% of our seed 17, far outside the spread of seeds
 
 
 def test_not_compared_carries_its_reason():
@@ -123,6 +201,7 @@ def test_comparison_frame_columns_and_deviation_text():
     frame = tables.comparison_frame(rs)
     assert list(frame.columns) == ["quantity", "paper", "ours", "95% interval", "exact", "relative deviation",
                                    "relation", "verdict", "reason", "claim id"]
+    assert "relation resolved" not in frame.columns and "relation holds" not in frame.columns
     assert list(frame["relative deviation"]) == ["+79.4%", "—"]
     assert list(frame["relation"]) == ["full < independent", "—"]
     # a plain dict row without the new keys gets them from paper and ours
@@ -133,10 +212,28 @@ def test_comparison_frame_columns_and_deviation_text():
 def test_verdict_summary_counts_the_new_verdicts():
     rs = [Row.compare("full", FULL, 32.55, 32.27, 32.84),
           Row.not_compared("wall", "cost_frontier.independent.wall_time", "machine-dependent"),
-          Row.impossible("full", FULL, 32.55, "a bound")]
+          Row.impossible("full", FULL, 32.55, "a bound", "a reading")]
     frame = tables.verdict_summary({"t": rs})
     assert list(frame.columns) == list(claims.VERDICTS) + [rows.NO_PAPER]
+    with_settings = tables.verdict_summary({"t": rs + [Row.setting("T", "setup.tabular_screen.iterations", 40)]})
+    assert with_settings.loc["t", "adopted"] == 1
     assert frame.loc["t", "not reproduced"] == 1
     assert frame.loc["t", "not compared"] == 1
     assert frame.loc["t", "impossible under the rules"] == 1
     assert frame.loc["total"].sum() == 3
+
+
+def test_long_relations_and_reasons_become_shared_notes_under_the_table():
+    long_reason = "wall time depends on the machine; benchmarks measure speed as ratios"
+    rs = [Row.compare("a", FULL, 32.55, 32.27, 32.84, relation=Relation("paired variance < independent variance",
+                                                                          True, True)),
+          Row.compare("b", FULL, 32.55, 32.27, 32.84, relation=Relation("full < ind", True, True)),
+          Row.not_compared("c", "cost_frontier.independent.wall_time", long_reason),
+          Row.not_compared("d", "cost_frontier.root_only.wall_time", long_reason)]
+    frame = tables.comparison_frame(rs).set_index("quantity")
+    assert list(frame["relation"]) == ["r1", "full < ind", "—", "—"]        # a short relation stays in its cell
+    assert list(frame["reason"]) == ["—", "—", "n1", "n1"]                  # one note for the same text
+    assert frame.notes == [("r1", "relation", "paired variance < independent variance"),
+                           ("n1", "reason", long_reason)]
+    assert "n1 (reason): " + long_reason in repr(frame)
+    assert "oscc-table-notes" in frame._repr_html_()

@@ -17,7 +17,7 @@ from oscc_core.exact.arm_moments import arm_moments
 from oscc_core.exact.evaluation import evaluate_checkpoint_table
 from oscc_core.games import get_game
 from oscc_core.learning.arms import get_learner_arm
-from oscc_core.method.stats import contrast_pair, t_interval
+from oscc_core.method.stats import contrast_pair, log_t_interval, t_interval
 from oscc_core.policy import resolve_policy, table_to_policy
 
 #: Whole-game quantities of a `CheckpointEvaluation`, by record key.
@@ -80,9 +80,19 @@ def values(records: dict, arm: str, key: str) -> np.ndarray:
     return np.array([rec[key] for rec in records[arm].values()], dtype=np.float64)
 
 
+#: Record keys of quantities positive by definition (variances): their intervals over seeds are on the log scale.
+POSITIVE = ("update_variance", "contrast_variance_exact", "contrast_variance_independent_exact",
+            "contrast_variance_sampled")
+
+
 def interval(records: dict, arm: str, key: str):
-    """Mean and 95% t-interval over the arm's seeds (a constant quantity gives a zero-width interval)."""
-    return t_interval(values(records, arm, key))
+    """Mean and 95% t-interval over the arm's seeds (a constant quantity gives a zero-width interval); for a
+    variance (`POSITIVE`) the interval is on the log scale (`method.stats.log_t_interval`), so it never
+    reaches 0."""
+    v = values(records, arm, key)
+    if key in POSITIVE and v.mean() > 0 and np.ptp(v) > 0:
+        return log_t_interval(v)
+    return t_interval(v)
 
 
 def sd(records: dict, arm: str, key: str) -> float:

@@ -353,3 +353,54 @@ def t_interval(values, level: float = 0.95) -> TInterval:
     t = student_t_quantile((1.0 + level) / 2.0, n - 1)
     half = t * sd / math.sqrt(n)
     return TInterval(mean, mean - half, mean + half, half, sd, n, t, float(level))
+
+
+def prediction_interval(values, level: float = 0.95) -> TInterval:
+    """95% prediction interval for one more seed's value: mean +- t_{(1+level)/2, n-1} * sd * sqrt(1 + 1/n).
+
+    This is the interval a value printed for *one* seed is compared with: a paper's seed 17 and ours share no
+    random numbers, so its value is one more draw from the spread of seeds, not an estimate of our seed 17.
+    `half_width` is the prediction half-width (units of the values).
+    """
+    iv = t_interval(values, level)
+    half = iv.t * iv.sd * math.sqrt(1.0 + 1.0 / iv.n)
+    return TInterval(iv.mean, iv.mean - half, iv.mean + half, half, iv.sd, iv.n, iv.t, iv.level)
+
+
+def log_t_interval(values, level: float = 0.95) -> TInterval:
+    """Student-t interval of the mean of per-seed values of a quantity positive by definition (a variance,
+    a ratio of variances), on the log scale: mean * exp(+- t * se / mean) with se = sd / sqrt(n).
+
+    The centre stays the seed mean and the interval cannot reach 0, which a symmetric interval of a variance
+    over a few seeds can.  Values must be >= 0 with a positive mean; `half_width` is the larger side.
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if v.size and (np.any(v < 0) or not v.mean() > 0):
+        raise ValueError(f"a log-scale interval needs non-negative values with a positive mean, got {v.tolist()}.")
+    iv = t_interval(v, level)
+    factor = math.exp(iv.t * iv.sd / math.sqrt(iv.n) / iv.mean)
+    low, high = iv.mean / factor, iv.mean * factor
+    return TInterval(iv.mean, low, high, high - iv.mean, iv.sd, iv.n, iv.t, iv.level)
+
+
+#: The standard normal's 97.5% quantile.
+Z95 = 1.959963984540054
+
+
+def held_out_interval(values, root_variances, roots: int, seeds: int | None = None) -> tuple[float, float, float]:
+    """(mean, low, high) of the seed mean of a quantity the paper averages over `roots` held-out roots per seed.
+
+    Per seed the exact value `values[s]` gains root noise of variance `root_variances[s] / roots` (the
+    checkpoint's variance over equally likely roots), so the interval is
+    mean +- t_{n-1} sqrt((s^2 + mean(root_variances) / roots) / n) over n seeds; when every seed gives the same
+    number (a deterministic policy), mean +- 1.96 sqrt(mean(root_variances) / (roots * seeds)), `seeds`
+    defaulting to n.  Units: those of the values (variances in their square).
+    """
+    v = np.asarray(values, dtype=np.float64)
+    noise, n = float(np.mean(root_variances)) / roots, v.size
+    if n > 1 and np.ptp(v) > 0:
+        half = student_t_quantile(0.975, n - 1) * math.sqrt((float(np.var(v, ddof=1)) + noise) / n)
+    else:
+        half = Z95 * math.sqrt(noise / (seeds or n))
+    mean = float(v.mean())
+    return mean, mean - half, mean + half

@@ -4,21 +4,28 @@ Paper values live in ``book/paper_claims.yaml`` (the project's own copy of the
 paper's numbers, one entry per place where a number is printed). Notebooks read
 them through :func:`claim` at run time and never type a paper number.
 
-Verdict rule (DESIGN.md section 10), implemented by :func:`verdict`:
+Verdict rule, implemented by :func:`verdict`.  The size test: the paper's
+value lies in our 95% interval or, where we have no interval (an exact value,
+a count), our value is within 5% of the paper's.  Then:
 
-* ``"reproduced"``: the paper's value lies in our 95% interval, or, where we
-  have no interval, our estimate (an exact value included) is within 5% of the
-  paper's value;
-* ``"partly"``: not reproduced in size, but the row declares a qualitative
-  relation the paper states for this number (a :class:`Relation`, such as
-  ``full < independent`` or ``reduction > 0``) and the relation holds on our
-  numbers.  A row that declares no relation cannot be partly;
+* ``"inconclusive"``: the size test passes, but the relation the paper states
+  for the number (a :class:`Relation`) fails on our estimate, or our interval
+  also holds a value that contradicts it (the other sign of a difference, the
+  reversed ordering; for a quantity positive by definition, a variance or a
+  ratio, an interval reaching 0).  Never reproduced;
+* ``"reproduced"``: the size test passes and nothing above applies;
+* ``"partly"``: the size test fails, but the row declares the relation the
+  paper states and it holds on our numbers (and is not contradicted inside our
+  interval).  A row that declares no relation cannot be partly;
 * ``"not reproduced"``: otherwise.
 
 Two verdicts are not reached by comparing sizes, and each carries a reason
 (see `oscc_core.reporting.rows.Row`): ``"impossible under the rules"`` (the
-paper's value breaks a bound the game's rules impose; the row names the bound)
-and ``"not compared"``.
+paper's value breaks a bound the game's rules impose under every reading of
+the quantity the row lists; the row names the bound and the readings) and
+``"not compared"``.  Settings of the paper's runs (sample sizes, grids, seeds)
+get a status, not a verdict: ``"adopted"`` (our run uses the paper's setting)
+or ``"differs"`` (with the reason).
 """
 from __future__ import annotations
 
@@ -32,11 +39,20 @@ from typing import Any
 import yaml
 
 REPRODUCED = "reproduced"
+INCONCLUSIVE = "inconclusive"
 PARTLY = "partly"
 NOT_REPRODUCED = "not reproduced"
 IMPOSSIBLE = "impossible under the rules"
 NOT_COMPARED = "not compared"
-VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED, IMPOSSIBLE, NOT_COMPARED)
+#: Verdicts of results and checks, from the most to the least favourable to the paper.
+VERDICTS = (REPRODUCED, INCONCLUSIVE, PARTLY, NOT_REPRODUCED, IMPOSSIBLE, NOT_COMPARED)
+#: Verdicts reached by comparing sizes, most favourable first (a reading's verdict is one of these).
+COMPARED = (REPRODUCED, INCONCLUSIVE, PARTLY, NOT_REPRODUCED)
+
+ADOPTED = "adopted"
+DIFFERS = "differs"
+#: The status of a setting of the paper's run (a sample size, a grid, a seed list): never a verdict.
+STATUSES = (ADOPTED, DIFFERS)
 
 #: Relative tolerance used when no interval is available.
 RELATIVE_TOLERANCE = 0.05
@@ -95,12 +111,19 @@ class Relation:
 
     ``text`` states the paper's claim in a few symbols ("full < independent",
     "reduction > 0", "value <= bound", "independent > root_only > full");
-    ``holds`` says whether it holds on our numbers.  A row that declares a
-    holding relation and misses the paper's size is *partly*.
+    ``holds`` says whether it holds on our point estimates; ``resolved`` whether
+    our 95% intervals decide it: True when no value inside them contradicts it,
+    False when one does (an interval of a difference that spans 0, orderings
+    whose paired differences are not all resolved), None when the relation is
+    between exact numbers or the row has no interval-level test.  A relation
+    that fails, or holds but is not resolved, makes a row whose size agrees
+    *inconclusive*; one that holds (and is not unresolved) makes a row whose
+    size disagrees *partly*.
     """
 
     text: str
     holds: bool
+    resolved: bool | None = None
 
     def __post_init__(self):
         if not isinstance(self.text, str) or not self.text.strip():
@@ -108,6 +131,26 @@ class Relation:
         if self.holds is None:
             raise TypeError(f"Relation {self.text!r}: holds must be true or false, not None.")
         object.__setattr__(self, "holds", bool(self.holds))  # numpy booleans -> bool
+        if self.resolved is not None:
+            object.__setattr__(self, "resolved", bool(self.resolved))
+
+    @property
+    def established(self) -> bool:
+        """Holds on our estimate and no value inside our intervals contradicts it."""
+        return self.holds and self.resolved is not False
+
+    @classmethod
+    def side(cls, text: str, value: float, low: float | None = None, high: float | None = None, *,
+             above: float | None = None, below: float | None = None) -> "Relation":
+        """``value > above`` or ``value < below`` (give one), resolved when the interval [low, high] lies
+        wholly on that side; without an interval, ``resolved`` is None."""
+        if (above is None) == (below is None):
+            raise ValueError("Give exactly one of above= or below= for a one-sided relation.")
+        if above is not None:
+            holds, resolved = value > above, (None if low is None else low > above)
+        else:
+            holds, resolved = value < below, (None if high is None else high < below)
+        return cls(text, bool(holds), resolved)
 
 
 def printed_rounding(value) -> float:
@@ -124,6 +167,24 @@ def _finite(x: Any, name: str) -> float:
     return v
 
 
+def size_agrees(paper_value: float, estimate: float | None = None, low: float | None = None,
+                high: float | None = None) -> bool:
+    """The size test of the verdict rule: ``low <= paper <= high`` or, without an interval,
+    ``|estimate - paper| <= 0.05 |paper|``.  A NaN estimate or bound never agrees."""
+    p = _finite(paper_value, "paper_value")
+    if (low is None) != (high is None):
+        raise ValueError("Give both ends of the 95% interval (low and high) or neither.")
+    if low is not None:
+        lo, hi = _finite(low, "low"), _finite(high, "high")
+        if lo > hi:
+            raise ValueError(f"The interval is reversed: low={lo} > high={hi}.")
+        return lo <= p <= hi  # False when any side is NaN
+    if estimate is None:
+        raise ValueError("Give an estimate or a 95% interval.")
+    e = _finite(estimate, "estimate")
+    return (not math.isnan(e)) and abs(e - p) <= RELATIVE_TOLERANCE * abs(p)
+
+
 def verdict(
     paper_value: float,
     estimate: float | None = None,
@@ -131,8 +192,9 @@ def verdict(
     high: float | None = None,
     *,
     relation: Relation | None = None,
+    positive: bool = False,
 ) -> str:
-    """Classify one reproduced quantity against the paper's value.
+    """Classify one reproduced quantity against the paper's value (the rule of the module docstring).
 
     Parameters
     ----------
@@ -144,37 +206,28 @@ def verdict(
         Our 95% interval. Give both or neither.
     relation:
         The qualitative relation the paper states for this number (a
-        :class:`Relation`: its text and whether it holds on our numbers), or
-        ``None`` when the row declares none; then the verdict cannot be partly.
+        :class:`Relation`), or ``None`` when the row declares none; then the
+        verdict cannot be partly, and only `positive` can make it inconclusive.
+    positive:
+        The quantity is positive by definition (a variance, a ratio of
+        variances): an interval that reaches 0 holds a value that contradicts it.
 
     Returns
     -------
     str
-        ``"reproduced"`` when ``low <= paper_value <= high`` or, without an
-        interval, when ``|estimate - paper_value| <= 0.05 * |paper_value|``;
-        otherwise ``"partly"`` when a declared ``relation`` holds; otherwise
-        ``"not reproduced"``. A NaN estimate or bound never reproduces.
+        ``"inconclusive"``, ``"reproduced"``, ``"partly"`` or ``"not reproduced"``.
     """
     if relation is not None and not isinstance(relation, Relation):
         raise TypeError(f"relation must be a Relation(text, holds) or None, got {relation!r}.")
-    p = _finite(paper_value, "paper_value")
-    if (low is None) != (high is None):
-        raise ValueError("Give both ends of the 95% interval (low and high) or neither.")
-    if low is not None:
-        lo, hi = _finite(low, "low"), _finite(high, "high")
-        if lo > hi:
-            raise ValueError(f"The interval is reversed: low={lo} > high={hi}.")
-        ok = lo <= p <= hi  # False when any side is NaN
-        missing = math.isnan(lo) or math.isnan(hi)
-    else:
-        if estimate is None:
-            raise ValueError("Give an estimate or a 95% interval.")
-        e = _finite(estimate, "estimate")
-        ok = (not math.isnan(e)) and abs(e - p) <= RELATIVE_TOLERANCE * abs(p)
-        missing = math.isnan(e)
-    if ok:
+    agrees = size_agrees(paper_value, estimate, low, high)
+    missing = any(x is not None and math.isnan(_finite(x, "value")) for x in (estimate, low, high)) or \
+        (low is None and estimate is None)
+    if agrees:
+        contradicted = positive and low is not None and float(low) <= 0.0
+        if contradicted or (relation is not None and not relation.established):
+            return INCONCLUSIVE
         return REPRODUCED
-    if relation is not None and relation.holds and not missing:   # no number, no size to miss: never partly
+    if relation is not None and relation.established and not missing:   # no number, no size to miss
         return PARTLY
     return NOT_REPRODUCED
 

@@ -7,15 +7,26 @@ bound for the numbers the paper prints as "< x").  A row reads like the
 dict the tables and results files were built from (`row["verdict"]`), in a
 fixed column order.
 
-The verdict rule of DESIGN.md section 10 lives here and in `claims.verdict`:
+The verdict rule lives here and in `claims.verdict`:
 
 * a row is *partly* only when it declares the relation it tests (a
   `Relation`, e.g. ``Relation("full < independent", ours_full < ours_ind)``,
   stating what the paper claims for the number) and the relation holds on our
   numbers while the size does not; the relation's text is shown in the row;
+* a row whose size agrees is *inconclusive* when its declared relation fails
+  or is not resolved by our intervals (`claims.verdict`);
 * *impossible under the rules* (`Row.impossible`): the paper's value breaks a
-  bound the game's rules impose, named in the row's reason;
+  bound the game's rules impose under the reading the row names;
+  `Row.under_readings` keeps that verdict only when every reading the chapter
+  lists is impossible;
 * *not compared* (`Row.not_compared`): with a one-sentence reason;
+* a setting of the paper's run (`Row.setting`) has a status, adopted or
+  differs, and no verdict;
+* a value the paper prints for one seed (`Row.one_seed`) is compared with a
+  95% prediction interval over our seeds;
+* each claim id has one primary row; sensitivity, alternative-construction
+  and detail rows (`Row.as_sensitivity`) name it under "sensitivity of" and
+  never give the ledger its verdict;
 * every row carries its relative deviation, ours / paper - 1, where both are
   numbers and the paper's is not zero.
 """
@@ -34,8 +45,11 @@ from oscc_core.reporting.results import residual_text
 NO_PAPER = "no paper value"          # verdict of a row the paper gives no number for
 NOT_COMPARED = claims.NOT_COMPARED   # verdict of a row whose paper value we do not compare, with the reason
 IMPOSSIBLE = claims.IMPOSSIBLE       # verdict of a row whose paper value breaks a bound of the game's rules
+#: The record key that names a primary row's claim, and the one a sensitivity or detail row names it under.
+CLAIM_KEY, SENSITIVITY_KEY = "claim id", "sensitivity of"
 
-__all__ = ["IMPOSSIBLE", "NOT_COMPARED", "NO_PAPER", "Relation", "Row", "parse_fraction", "relative_deviation"]
+__all__ = ["CLAIM_KEY", "IMPOSSIBLE", "NOT_COMPARED", "NO_PAPER", "Relation", "Row", "SENSITIVITY_KEY",
+           "parse_fraction", "relative_deviation"]
 
 
 def relative_deviation(paper, ours) -> float | None:
@@ -48,12 +62,17 @@ def relative_deviation(paper, ours) -> float | None:
 
 
 def _declared(relation: Relation | None) -> dict:
-    """The Row fields of a declared relation (its text and whether it holds); empty when none is declared."""
+    """The Row fields of a declared relation (its text, whether it holds and whether our intervals resolve it);
+    empty when none is declared."""
     if relation is None:
         return {}
     if not isinstance(relation, Relation):
         raise TypeError(f"relation must be a Relation(text, holds) or None, got {relation!r}.")
-    return {"relation": relation.text, "relation_holds": relation.holds}
+    return {"relation": relation.text, "relation_holds": relation.holds, "relation_resolved": relation.resolved}
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, Real) and not isinstance(x, bool)
 
 
 def parse_fraction(value) -> tuple[int, int]:
@@ -86,34 +105,108 @@ class Row(Mapping):
     reason: str | None = None
     relation: str | None = None
     relation_holds: bool | None = None
+    relation_resolved: bool | None = None
+    primary: bool = True
+    reading: str | None = None
+    readings: tuple | None = None
     relative_deviation: float | None = field(init=False, default=None)
 
     def __post_init__(self):
         object.__setattr__(self, "relative_deviation", relative_deviation(self.paper, self.ours))
-        if self.verdict == claims.PARTLY and not (self.relation and self.relation_holds):
+        if self.verdict == claims.PARTLY and not (self.relation and self.relation_holds
+                                                  and self.relation_resolved is not False):
             raise ValueError(f"{self.quantity!r}: a row is partly only when it declares a relation that holds.")
-        if self.verdict in (claims.IMPOSSIBLE, claims.NOT_COMPARED) and not (self.reason and self.reason.strip()):
+        if self.verdict in (claims.IMPOSSIBLE, claims.NOT_COMPARED, claims.DIFFERS) and \
+                not (self.reason and self.reason.strip()):
             raise ValueError(f"{self.quantity!r}: a row that is {self.verdict!r} needs its reason.")
+        if self.verdict == claims.IMPOSSIBLE and not (self.reading and self.reading.strip()):
+            raise ValueError(f"{self.quantity!r}: an impossible row names the reading under which it is impossible.")
 
     # --- constructors, one per kind of comparison ------------------------------------
     @classmethod
     def compare(cls, quantity: str, claim_id: str, ours: float, low: float | None = None,
-                high: float | None = None, relation: Relation | None = None, exact: float | None = None) -> "Row":
+                high: float | None = None, relation: Relation | None = None, exact: float | None = None,
+                positive: bool = False) -> "Row":
         """An estimate (or exact value) against the paper's number, by the verdict rule of `claims.verdict`.
 
         `relation` is the qualitative relation the paper states for this number,
-        evaluated on our numbers; without one the row cannot be partly.
+        evaluated on our numbers; without one the row cannot be partly.  `positive`:
+        the quantity is positive by definition (a variance, a ratio), so an interval
+        reaching 0 makes an agreeing size inconclusive.
         """
         paper = claims.claim(claim_id)
-        return cls(quantity, paper, ours, claims.verdict(paper, ours, low, high, relation=relation), claim_id,
-                   None if low is None else (low, high), exact, **_declared(relation))
+        verdict = claims.verdict(paper, ours, low, high, relation=relation, positive=positive)
+        return cls(quantity, paper, ours, verdict, claim_id, None if low is None else (low, high), exact,
+                   **_declared(relation))
 
     @classmethod
-    def estimate(cls, quantity: str, claim_id: str | None, est, relation: Relation | None = None) -> "Row":
+    def estimate(cls, quantity: str, claim_id: str | None, est, relation: Relation | None = None,
+                 positive: bool = False) -> "Row":
         """A `method.stats.Estimate` against a claim; without a claim id, a row with no paper value."""
         if claim_id is None:
             return cls.no_paper(quantity, est.value, (est.low, est.high), est.exact)
-        return cls.compare(quantity, claim_id, est.value, est.low, est.high, relation, est.exact)
+        return cls.compare(quantity, claim_id, est.value, est.low, est.high, relation, est.exact, positive)
+
+    @classmethod
+    def one_seed(cls, quantity: str, claim_id: str, ours: float, seed_values, relation: Relation | None = None
+                 ) -> "Row":
+        """A value the paper prints for one seed, against the 95% prediction interval of one more seed over
+        our seeds' values `seed_values` (`method.stats.prediction_interval`); `ours` is our value for the
+        seed of the same label, shown beside it.  Our seed and the paper's share no random numbers, so the
+        comparison is with the spread of seeds, never seed to seed."""
+        from oscc_core.method.stats import prediction_interval
+
+        iv = prediction_interval(seed_values)
+        paper = claims.claim(claim_id)
+        verdict = claims.verdict(paper, ours, iv.low, iv.high, relation=relation)
+        return cls(quantity, paper, ours, verdict, claim_id, (iv.low, iv.high), **_declared(relation))
+
+    @classmethod
+    def setting(cls, quantity: str, claim_id: str, ours, reason: str | None = None,
+                adopted: bool | None = None) -> "Row":
+        """A setting of the paper's run (a sample size, a grid, a seed list): status adopted when our run uses
+        the paper's setting (by default: `ours` equals the paper's value), differs otherwise, with `reason`."""
+        paper = claims.claim(claim_id)
+        same = str(ours) == str(paper) or (_is_number(ours) and _is_number(paper) and float(ours) == float(paper))
+        adopted = same if adopted is None else bool(adopted)
+        if not adopted and not (reason and reason.strip()):
+            raise ValueError(f"{quantity!r}: a setting that differs from the paper's ({paper!r} vs ours {ours!r}) "
+                             "needs the reason.")
+        return cls(quantity, paper, ours, claims.ADOPTED if adopted else claims.DIFFERS, claim_id, reason=reason)
+
+    @classmethod
+    def under_readings(cls, rows: list["Row"]) -> "Row":
+        """One paper quantity compared under each reading the chapter lists (one row per reading, each naming
+        its `reading`), in the chapter's order of preference: the reading the paper states, where it states one,
+        before the others.  Impossible under the rules only when every reading is impossible; otherwise the
+        verdict of the first reading that is possible and compared (a reading that is possible but has no single
+        value of ours to compare, "not compared", only shows that the rules allow the number), with the
+        impossible readings named in the reason.  Never the most favourable of many readings: that would let
+        one of a dozen readings agree by chance.  The row keeps every reading's verdict and our value
+        (`readings`)."""
+        if not rows or any(not (r.reading and r.reading.strip()) for r in rows):
+            raise ValueError("under_readings needs one row per reading, each naming its reading.")
+        if len({r.claim_id for r in rows}) != 1:
+            raise ValueError(f"the readings compare different claims: {sorted({str(r.claim_id) for r in rows})}.")
+        listed = tuple({"reading": r.reading, "verdict": r.verdict, "ours": r.ours, "interval": r.interval,
+                        "reason": r.reason} for r in rows)
+        impossible = [r for r in rows if r.verdict == IMPOSSIBLE]
+        if len(impossible) == len(rows):
+            reason = "; ".join(f"under the reading '{r.reading}': {r.reason}" for r in rows)
+            return replace(rows[0], reason=reason, reading="; ".join(r.reading for r in rows), readings=listed)
+        possible = [r for r in rows if r.verdict != IMPOSSIBLE]
+        chosen = next((r for r in possible if r.verdict != NOT_COMPARED), possible[0])
+        reason = chosen.reason
+        if impossible:
+            reason = ("impossible under " + "; ".join(f"the reading '{r.reading}' ({r.reason})" for r in impossible)
+                      + f"; {chosen.verdict} under the reading '{chosen.reading}'"
+                      + (f" ({chosen.reason})" if chosen.reason else ""))
+        return replace(chosen, reason=reason, readings=listed)
+
+    def as_sensitivity(self) -> "Row":
+        """The same comparison as a sensitivity, alternative-construction or detail row: it names its claim
+        under "sensitivity of" and never gives the ledger its verdict."""
+        return replace(self, primary=False)
 
     @classmethod
     def no_paper(cls, quantity: str, ours, interval: tuple | None = None, exact=None) -> "Row":
@@ -194,15 +287,17 @@ class Row(Mapping):
         return cls(quantity, claims.claim(claim_id), "—", NOT_COMPARED, claim_id, reason=reason)
 
     @classmethod
-    def impossible(cls, quantity: str, claim_id: str, ours, bound_text: str, interval: tuple | None = None,
-                   exact=None) -> "Row":
+    def impossible(cls, quantity: str, claim_id: str, ours, bound_text: str, reading: str,
+                   interval: tuple | None = None, exact=None) -> "Row":
         """The paper's value breaks a bound the game's rules impose (`bound_text` names it, e.g.
-        "|contrast| <= 26 chips"): the verdict is "impossible under the rules", whatever ours is."""
+        "|contrast| <= 26 chips") when the quantity is read as `reading` (e.g. "whole-game self-play value of
+        player 0"): the verdict is "impossible under the rules", whatever ours is.  Combine the readings a
+        chapter lists with `under_readings`."""
         if not (isinstance(bound_text, str) and bound_text.strip()):
             raise ValueError(f"{quantity!r}: an impossible row names the bound the paper's value breaks.")
         paper = claims.claim(claim_id)
         reason = f"the paper's value {claims.format_value(paper)} breaks a bound of the game's rules: {bound_text}"
-        return cls(quantity, paper, ours, IMPOSSIBLE, claim_id, interval, exact, reason=reason)
+        return cls(quantity, paper, ours, IMPOSSIBLE, claim_id, interval, exact, reason=reason, reading=reading)
 
     @classmethod
     def count(cls, quantity: str, claim_id: str, ours: int, exact: int | None = None) -> "Row":
@@ -245,15 +340,27 @@ class Row(Mapping):
         return replace(self, paper_interval=(float(low), float(high)))
 
     # --- the row as a table record -----------------------------------------------------
+    @property
+    def is_setting(self) -> bool:
+        """A setting of the paper's run: it has a status (adopted or differs), not a verdict."""
+        return self.verdict in claims.STATUSES
+
     def as_dict(self) -> dict:
         out = {"quantity": self.quantity, "paper": self.paper, "ours": self.ours, "95% interval": self.interval,
                "exact": self.exact, "relative deviation": self.relative_deviation, "relation": self.relation,
                "relation holds": self.relation_holds if self.relation is not None else None,
-               "verdict": self.verdict, "claim id": self.claim_id}
+               "relation resolved": self.relation_resolved if self.relation is not None else None,
+               "status" if self.is_setting else "verdict": self.verdict,
+               CLAIM_KEY if self.primary else SENSITIVITY_KEY: self.claim_id}
         if self.paper_interval is not None:
             out["paper 95% interval"] = self.paper_interval
         if self.reason is not None:
             out["reason"] = self.reason
+        if self.reading is not None:
+            out["reading"] = self.reading
+        if self.readings is not None:
+            out["readings"] = [dict(r, interval=None if r["interval"] is None else list(r["interval"]))
+                               for r in self.readings]
         return out
 
     def __getitem__(self, key):
@@ -280,9 +387,13 @@ def unshown_impossible(impossible: dict, groups: dict) -> list[Row]:
 
 def impossible_instead(row: Row, impossible: dict) -> Row:
     """`row` with verdict impossible under the rules when `impossible` (claim id -> impossible row) holds its
-    claim: our value, interval and exact value stay, the reason names the bound the paper's value breaks."""
+    claim: our value, interval and exact value stay, the reason names the bound the paper's value breaks and the
+    reading under which it does.  Where the claim is impossible under some readings only (a row of
+    `Row.under_readings` whose verdict is not impossible), that combined row replaces `row`."""
     bound = impossible.get(row.claim_id)
     if bound is None:
         return row
+    if bound.verdict != IMPOSSIBLE:
+        return bound
     return Row(row.quantity, row.paper, row.ours, IMPOSSIBLE, row.claim_id, row.interval, row.exact,
-               reason=bound.reason)
+               reason=bound.reason, reading=bound.reading, readings=bound.readings)

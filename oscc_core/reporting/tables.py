@@ -6,6 +6,8 @@ table is the same on every CPU; residual columns show values below
 """
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 
 from oscc_core.reporting import claims
@@ -15,10 +17,68 @@ from oscc_core.reporting.rows import NO_PAPER, relative_deviation
 # Book tables show every cell whole: pandas would cut text (claim ids) at 50 characters.
 pd.set_option("display.max_colwidth", None)
 
-#: Record fields a table does not show (the verdict already says whether the relation holds).
-RECORD_ONLY = ("relation holds",)
 COLUMN_ORDER = ("quantity", "paper", "paper 95% interval", "ours", "95% interval", "exact", "relative deviation",
-                "relation", "verdict", "reason", "claim id")
+                "relation", "verdict", "status", "reason", "reading", "claim id", "sensitivity of")
+#: Record fields a table does not show: whether the relation holds and is resolved (the verdict says it), and the
+#: per-reading verdicts (the reason names them).
+RECORD_ONLY = ("relation holds", "relation resolved", "readings")
+
+
+#: Text columns whose long cells move under the table as numbered notes (a cell keeps only its note's mark), so
+#: that a comparison table stays narrow enough for its cells to hold a few lines each.
+NOTE_COLUMNS = {"relation": "r", "reason": "n", "reading": "g"}
+#: A text cell longer than this many characters becomes a note.
+NOTE_AFTER = 32
+
+
+class NotedFrame(pd.DataFrame):
+    """A table whose long text cells are marks ("r1", "n2") of notes listed under it (`notes`: [(mark, column,
+    text)]).  It is a DataFrame (`set_index`, `loc` keep the notes); its HTML and text show the notes after the
+    table."""
+
+    _metadata = ["notes"]
+
+    @property
+    def _constructor(self):
+        return NotedFrame
+
+    def _notes_html(self) -> str:
+        notes = getattr(self, "notes", None) or []
+        if not notes:
+            return ""
+        items = "".join(f"<li><b>{html.escape(mark)}</b> ({html.escape(column)}): {html.escape(text)}</li>"
+                        for mark, column, text in notes)
+        return f'<ul class="oscc-table-notes">{items}</ul>'
+
+    def _repr_html_(self):
+        return super()._repr_html_() + self._notes_html()
+
+    def __repr__(self) -> str:
+        notes = getattr(self, "notes", None) or []
+        return super().__repr__() + "".join(f"\n{mark} ({column}): {text}" for mark, column, text in notes)
+
+
+def with_notes(frame: pd.DataFrame, after: int = NOTE_AFTER) -> NotedFrame:
+    """`frame` with every `NOTE_COLUMNS` cell longer than `after` characters replaced by the mark of a note; equal
+    texts share one note, numbered in order of first appearance per column."""
+    out = NotedFrame(frame.copy())
+    notes: list[tuple[str, str, str]] = []
+    for column, prefix in NOTE_COLUMNS.items():
+        if column not in out.columns:
+            continue
+        marks: dict[str, str] = {}
+
+        def mark(text, column=column, prefix=prefix, marks=marks):
+            if not isinstance(text, str) or len(text) <= after:
+                return text
+            if text not in marks:
+                marks[text] = f"{prefix}{len(marks) + 1}"
+                notes.append((marks[text], column, text))
+            return marks[text]
+
+        out[column] = out[column].map(mark)
+    out.notes = notes
+    return out
 
 
 def deviation_text(x: float | None, digits: int = 1) -> str:
@@ -35,7 +95,8 @@ def comparison_frame(rows: list[dict], digits: int = 4, drop_empty: bool = False
     Every table of rows with a verdict shows the relative deviation (ours / paper - 1, as a signed
     percentage; computed from paper and ours where a row does not carry it) and the declared relation.
     `drop_empty` leaves out the optional columns (interval, exact, relation, reason, ...) that hold
-    no value in any row, so that a wide table fits the page.
+    no value in any row, so that a wide table fits the page.  Long relations, reasons and readings become
+    numbered notes under the table (`with_notes`).
     """
     import pandas as pd
 
@@ -52,7 +113,7 @@ def comparison_frame(rows: list[dict], digits: int = 4, drop_empty: bool = False
 
     rows = [dict(r) for r in rows]
     for r in rows:
-        if "verdict" in r:
+        if "verdict" in r or "status" in r:
             r.setdefault("relative deviation", relative_deviation(r.get("paper"), r.get("ours")))
             r.setdefault("relation", None)
             r["relative deviation"] = deviation_text(r["relative deviation"])
@@ -61,9 +122,9 @@ def comparison_frame(rows: list[dict], digits: int = 4, drop_empty: bool = False
         [c for c in seen if c not in COLUMN_ORDER and c not in RECORD_ONLY]
     frame = pd.DataFrame([{c: fmt(r.get(c)) for c in columns} for r in rows])
     if drop_empty:
-        kept = ("quantity", "paper", "ours", "verdict", "claim id")
+        kept = ("quantity", "paper", "ours", "verdict", "status", "claim id", "sensitivity of")
         frame = frame[[c for c in frame.columns if c in kept or (frame[c] != "—").any()]]
-    return frame
+    return with_notes(frame)
 
 
 def rows_record(rows: list[dict]) -> list[dict]:
@@ -71,15 +132,23 @@ def rows_record(rows: list[dict]) -> list[dict]:
     return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in dict(r).items()} for r in rows]
 
 
+def outcome(row) -> str:
+    """A row's verdict, or a setting row's status (adopted or differs)."""
+    return row["status"] if "status" in row else row["verdict"]
+
+
 def verdict_summary(tables: dict[str, list[dict]], kinds=tuple(claims.VERDICTS) + (NO_PAPER,)):
-    """Count of rows per verdict in each table, with a total row."""
+    """Count of rows per verdict (settings: per status) in each table, with a total row; a status column
+    appears only when some table holds settings."""
     import pandas as pd
 
     out = {}
+    found = {outcome(r) for rows in tables.values() for r in rows}
+    kinds = tuple(kinds) + tuple(s for s in claims.STATUSES if s in found and s not in kinds)
     for name, rows in tables.items():
         counts = {k: 0 for k in kinds}
         for r in rows:
-            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+            counts[outcome(r)] = counts.get(outcome(r), 0) + 1
         out[name] = counts
     frame = pd.DataFrame.from_dict(out, orient="index")[list(kinds)]
     frame.loc["total"] = frame.sum()
