@@ -56,21 +56,41 @@ def test_every_claim_id_once_and_counts_add_up():
     assert len(RAW_IDS) == 799
     ledger.check_ledger(lines, RAW_IDS)
     counted = ledger.counts(lines)
-    assert counted["total"] == sum(counted["verdict"].values()) == len(RAW_IDS)
+    settings = sum(e["kind"] == "setup" for e in RAW)
+    assert counted["total"] == len(RAW_IDS) and counted["settings"] == settings
+    assert sum(counted["verdict"].values()) == counted["results"] == len(RAW_IDS) - settings
+    assert sum(counted["status"].values()) == settings
     for by in ("section", "kind", "chapter", "basis"):
-        assert sum(sum(v.values()) for v in counted[by].values()) == len(RAW_IDS)
-    assert {s: sum(v.values()) for s, v in counted["section"].items()} == Counter(e["section"] for e in RAW)
-    assert {k: sum(v.values()) for k, v in counted["kind"].items()} == Counter(e["kind"] for e in RAW)
+        assert sum(sum(v.values()) for v in counted[by].values()) == len(RAW_IDS) - settings
+    results = Counter(e["section"] for e in RAW if e["kind"] != "setup")
+    assert {s: sum(v.values()) for s, v in counted["section"].items()} == results
+    assert "setup" not in counted["kind"]
 
 
 def test_every_line_has_the_fields():
     lines, _ = build(REPO_ROOT / "results")
     for r in lines:
-        for key in ("id", "section", "kind", "paper", "ours", "interval", "verdict", "relation", "reason", "chapter"):
+        for key in ("id", "section", "kind", "paper", "ours", "interval", "verdict", "status", "relation", "reason",
+                    "reading", "chapter"):
             assert key in r
-        assert r["verdict"] in ledger.VERDICTS
-        if r["verdict"] in ledger.NEEDS_REASON:
+        if r["kind"] == "setup":
+            assert r["verdict"] is None and r["status"] in ("adopted", "differs")
+        else:
+            assert r["status"] is None and r["verdict"] in ledger.VERDICTS
+        if ledger.outcome(r) in ledger.NEEDS_REASON:
             assert r["reason"]
+
+
+def test_the_committed_ledger_shows_what_the_issue_asks():
+    lines = by_id(build(REPO_ROOT / "results")[0])
+    covariance = json.loads((REPO_ROOT / "results" / "02_covariance.json").read_text())
+    full = covariance["arms"]["full"]["contrast_var"]              # the fixed-root, fully coupled estimate
+    assert lines["main.cp_grpo_paired.variance"]["ours"] == full
+    assert lines["abstract.cp_grpo.contrast_variance"]["ours"] == full
+    assert lines["fig_three_seed.mean_difference"]["verdict"] == "inconclusive"
+    assert all(r["reading"] for r in lines.values() if r["verdict"] == "impossible under the rules")
+    assert not [r["id"] for r in lines.values() if r["verdict"] == "reproduced" and r["relation"]
+                and r["relation holds"] is not True]
 
 
 # --- constructed results trees --------------------------------------------------------------
@@ -84,14 +104,21 @@ def test_a_known_row_gives_its_verdict_and_chapter(tmp_path):
     assert line["reason"] is None and line["relation"] is None and line["basis"] == "row"
 
 
-def test_the_first_row_in_file_then_key_order_wins(tmp_path):
+def test_two_primary_rows_for_one_claim_stop_the_build(tmp_path):
     cid = entry_of("covariance", "result")
     write_results(tmp_path, "02_covariance", {"b": [row(cid, "partly", relation="a < b")],
                                               "a": [row(cid, "reproduced")]})
-    write_results(tmp_path, "01_contract", {"z": [row(cid, "not reproduced")]})
+    with pytest.raises(ledger.LedgerError, match="more than one primary row"):
+        build(tmp_path)
+
+
+def test_a_sensitivity_row_never_gives_the_verdict(tmp_path):
+    cid = entry_of("covariance", "result")
+    sensitivity = {k: v for k, v in row(cid, "reproduced", ours=17.17).items() if k != "claim id"}
+    write_results(tmp_path, "02_covariance", {"a_sensitivity": [{**sensitivity, "sensitivity of": cid}],
+                                              "b_primary": [row(cid, "not reproduced", ours=32.55)]})
     line = by_id(build(tmp_path)[0])[cid]
-    assert (line["verdict"], line["chapter"], line["where"]) == ("not reproduced", "01_contract", "z/0")
-    assert line["rows"] == 3 and line["other verdicts"] == ["partly", "reproduced"]
+    assert (line["verdict"], line["ours"], line["where"]) == ("not reproduced", 32.55, "b_primary/0")
 
 
 def test_missing_entries_of_a_built_section_get_reasons(tmp_path):
@@ -100,7 +127,8 @@ def test_missing_entries_of_a_built_section_get_reasons(tmp_path):
     result, setup = entry_of("covariance", "result"), entry_of("covariance", "setup")
     assert lines[result]["verdict"] == "not compared"
     assert lines[result]["reason"] == "no row in chapter 02_covariance yet"
-    assert lines[setup]["verdict"] == "not compared" and lines[setup]["reason"] == ledger.SETTING_REASON
+    assert lines[setup]["verdict"] is None and lines[setup]["status"] == "differs"
+    assert lines[setup]["reason"] == ledger.SETTING_REASON
     solver = entry_of("solver", "result")
     assert lines[solver]["reason"] == "chapter not built yet" and lines[solver]["chapter"] is None
     ledger.check_ledger(list(lines.values()), RAW_IDS)
@@ -108,12 +136,60 @@ def test_missing_entries_of_a_built_section_get_reasons(tmp_path):
 
 def test_an_entry_takes_the_row_of_the_same_value_printed_elsewhere(tmp_path):
     entries = {e["id"]: e for e in RAW}
-    cid = next(e["id"] for e in RAW if e["section"] == "covariance" and e.get("same_as") in entries
-               and entries[e["same_as"]]["value"] == e["value"])
+    cid = next(e["id"] for e in RAW if e["section"] == "covariance" and e["kind"] == "result"
+               and e.get("same_as") in entries and entries[e["same_as"]]["value"] == e["value"])
     target = entries[cid]["same_as"]
     write_results(tmp_path, "02_covariance", {"rows": [row(target, "reproduced")]})
     line = by_id(build(tmp_path)[0])[cid]
     assert (line["verdict"], line["via"], line["basis"]) == ("reproduced", target, "same value")
+    assert line["paper"] == entries[cid]["value"]
+
+
+def test_an_entry_printed_with_another_value_never_takes_the_row(tmp_path):
+    entries = {e["id"]: e for e in RAW}
+    cid = next(e["id"] for e in RAW if e["kind"] == "result" and e.get("same_as") in entries
+               and entries[e["same_as"]]["value"] != e["value"]
+               and not any(x.get("same_as") == e["id"] for x in RAW))
+    target = entries[cid]["same_as"]
+    stem = collect.SECTION_CHAPTERS[entries[target]["section"]]
+    write_results(tmp_path, stem, {"rows": [row(target, "reproduced")]})
+    line = by_id(build(tmp_path)[0])[cid]
+    assert line["basis"] in ("no row", "chapter not built") and line["via"] is None
+
+
+def test_the_check_refuses_a_line_that_took_the_row_of_another_printed_value():
+    line = {"id": "x", "kind": "result", "verdict": "reproduced", "paper": 18.1441, "via paper": 18.14,
+            "basis": "same value", "via": "y", "reason": None, "relation": None}
+    with pytest.raises(ledger.LedgerError, match="another value"):
+        ledger.check_ledger([line], ["x"])
+    ledger.check_ledger([{**line, "via paper": 18.1441}], ["x"])
+
+
+def test_a_setting_with_a_verdict_and_a_result_with_a_status_are_refused(tmp_path):
+    setup, result = entry_of("covariance", "setup"), entry_of("covariance", "result")
+    write_results(tmp_path, "02_covariance", {"rows": [row(setup, "reproduced")]})
+    with pytest.raises(ledger.LedgerError, match="settings have a verdict"):
+        ledger.check_ledger(build(tmp_path)[0], RAW_IDS)
+    status_row = {k: v for k, v in row(result, None).items() if k != "verdict"}
+    write_results(tmp_path, "02_covariance", {"rows": [{**status_row, "status": "adopted"}]})
+    with pytest.raises(ledger.LedgerError, match="carry a status"):
+        ledger.check_ledger(build(tmp_path)[0], RAW_IDS)
+    good = {k: v for k, v in row(setup, None).items() if k != "verdict"}
+    write_results(tmp_path, "02_covariance", {"rows": [{**good, "status": "adopted"}]})
+    line = by_id(build(tmp_path)[0])[setup]
+    assert (line["status"], line["verdict"]) == ("adopted", None)
+
+
+def test_a_reproduced_entry_whose_relation_fails_and_an_impossible_one_without_reading_are_refused():
+    base = {"id": "x", "kind": "result", "reason": "a bound", "basis": "row"}
+    with pytest.raises(ledger.LedgerError, match="relation that fails"):
+        ledger.check_ledger([{**base, "verdict": "reproduced", "relation": "d < 0", "relation holds": False}], ["x"])
+    with pytest.raises(ledger.LedgerError, match="relation that fails"):
+        ledger.check_ledger([{**base, "verdict": "reproduced", "relation": "d < 0", "relation holds": True,
+                              "relation resolved": False}], ["x"])
+    with pytest.raises(ledger.LedgerError, match="name no reading"):
+        ledger.check_ledger([{**base, "verdict": "impossible under the rules", "reading": ""}], ["x"])
+    ledger.check_ledger([{**base, "verdict": "impossible under the rules", "reading": "whole game"}], ["x"])
 
 
 def test_the_build_fails_on_an_entry_with_no_verdict(tmp_path):
@@ -181,7 +257,8 @@ def test_a_disagreement_with_an_unknown_claim_id_is_refused(tmp_path):
 def test_a_partly_entry_needs_a_declared_relation_that_holds(relation, holds):
     from oscc_core.chapters.claims_ledger.ledger import LedgerError, check_ledger
 
-    line = {"id": "x", "verdict": "partly", "relation": relation, "relation holds": holds, "reason": None}
+    line = {"id": "x", "kind": "result", "verdict": "partly", "relation": relation, "relation holds": holds,
+            "reason": None}
     with pytest.raises(LedgerError, match="partly entries declare no relation that holds"):
         check_ledger([line], ["x"])
     check_ledger([{**line, "relation": "full < independent", "relation holds": True}], ["x"])

@@ -35,7 +35,13 @@ def load_disagreements(entries: dict[str, dict], path: str | Path | None = None)
 
 def disagreement_records(items: list[dict], entries: dict[str, dict], ledger: list[dict]) -> list[dict]:
     """Each disagreement with its claim ids, their printed values and the ledger's verdicts."""
-    verdicts = {r["id"]: r["verdict"] for r in ledger}
+    verdicts = {r["id"]: r["verdict"] or r.get("status") for r in ledger}
     return [{"title": d["title"], "values": d["values"], "note": d["note"],
              "claims": [{"id": c, "paper": entries[c]["value"], "source": entries[c].get("source"),
                          "verdict": verdicts.get(c)} for c in d["claims"]]} for d in items]
+
+
+def verdict_spread(records: list[dict]) -> dict[str, int]:
+    """How many disagreements give their printings different verdicts, and how many the same one."""
+    different = sum(len({c["verdict"] for c in d["claims"]}) > 1 for d in records)
+    return {"total": len(records), "different": different, "same": len(records) - different}

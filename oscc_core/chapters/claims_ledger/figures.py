@@ -12,8 +12,8 @@ from oscc_core.chapters.claims_ledger.ledger import VERDICTS
 
 VERDICTS_FILE = "07_claims_ledger_verdicts.png"
 CONTRAST_FILE = "07_claims_ledger_contrast_variance.png"
-VERDICT_COLOURS = {"reproduced": "#2e8b57", "partly": "#e0a526", "not reproduced": "#c0392b",
-                   "impossible under the rules": "#6c3483", "not compared": "#b3b3b3"}
+VERDICT_COLOURS = {"reproduced": "#2e8b57", "inconclusive": "#7fb3d5", "partly": "#e0a526",
+                   "not reproduced": "#c0392b", "impossible under the rules": "#6c3483", "not compared": "#b3b3b3"}
 #: The covariance chapter's arms, in the order of the figure, and the paper's ablation-table entry of each.
 ARM_CLAIMS = {"independent": "ablations.ind.variance", "policy_namespace": "ablations.policy_namespace.variance",
               "root_only": "ablations.root_only.variance", "continuation_only": "ablations.continuation.variance",

@@ -1,23 +1,30 @@
-"""The ledger: one row per entry of the claims file, with our value and verdict or the reason there is none.
+"""The ledger: one line per entry of the claims file, with our value and its verdict (a result or a check) or
+its status (a setting), or the reason there is neither.
 
 Rules, applied in this order to each entry (the `basis` field names the rule):
 
-1. ``row``: a results file holds a row with the entry's claim id.  The first
-   such row in the order of `collect` gives paper, ours, interval, exact,
-   verdict, relation, relative deviation and reason; `rows` counts them all and
-   `other verdicts` lists the verdicts of the others where they differ.
+1. ``row``: a results file holds the entry's *primary* row (a record whose
+   "claim id" names it).  It gives ours, interval, exact, verdict or status,
+   relation, relative deviation, reason and readings; the entry keeps the
+   paper's value as the claims file prints it.  Sensitivity and detail rows
+   name their claim under "sensitivity of" and are never read here; two
+   primary rows for one claim id stop the build.
 2. ``chapter not built``: the entry's section has no results file yet.  Not
    compared, reason "chapter not built yet".
 3. ``same value``: the claims file says the entry is the same quantity as
-   others (`same_as`), one of them has a row and the paper prints the same
-   value for both.  The entry takes that row (`via` names its claim id).
+   others (`same_as`), one of them has a primary row and the paper prints the
+   same value for both.  The entry takes that row (`via` names its claim id).
 4. ``setting``: an entry of kind ``setup`` (a sample size, a grid, a seed)
-   with no row: not compared, it is a setting of the paper's run.
+   with no row: status *differs*, since no chapter runs it.
 5. ``no row``: any other entry of a built chapter with no row: not compared,
    reason "no row in chapter <stem> yet".
 
-`check_ledger` fails the build when an entry is missing or doubled, has no
-verdict or an unknown one, or lacks a reason its verdict needs.
+Entries of kind ``setup`` get a status (adopted or differs), never a verdict;
+every other entry gets a verdict, never a status.  `check_ledger` fails the
+build when an entry is missing or doubled, has no verdict (or status) or an
+unknown one, lacks a reason its verdict needs, is impossible without the
+reading under which it is, or takes the row of an entry printed with another
+value.
 """
 from __future__ import annotations
 
@@ -26,16 +33,21 @@ from collections import Counter
 from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS, RowRecord
 from oscc_core.reporting import claims
 
-REPRODUCED, PARTLY, NOT_REPRODUCED = claims.REPRODUCED, claims.PARTLY, claims.NOT_REPRODUCED
-IMPOSSIBLE, NOT_COMPARED = claims.IMPOSSIBLE, claims.NOT_COMPARED
-#: The verdicts of DESIGN.md section 10, in the order tables and figures show them.
+REPRODUCED, INCONCLUSIVE, PARTLY = claims.REPRODUCED, claims.INCONCLUSIVE, claims.PARTLY
+NOT_REPRODUCED, IMPOSSIBLE, NOT_COMPARED = claims.NOT_REPRODUCED, claims.IMPOSSIBLE, claims.NOT_COMPARED
+ADOPTED, DIFFERS = claims.ADOPTED, claims.DIFFERS
+#: The verdicts of results and checks, in the order tables and figures show them.
 VERDICTS = claims.VERDICTS
-#: Verdicts that need a one-sentence reason.
-NEEDS_REASON = (IMPOSSIBLE, NOT_COMPARED)
+#: The statuses of settings.
+STATUSES = claims.STATUSES
+#: The kind of entry that gets a status instead of a verdict.
+SETTING_KIND = "setup"
+#: Verdicts (and the status) that need a one-sentence reason.
+NEEDS_REASON = (IMPOSSIBLE, NOT_COMPARED, DIFFERS)
 BASES = ("row", "same value", "chapter not built", "setting", "no row")
 
 NOT_BUILT_REASON = "chapter not built yet"
-SETTING_REASON = "a setting of the paper's run, not a result"
+SETTING_REASON = "not run: no chapter of this book runs the experiment this setting belongs to"
 
 
 class LedgerError(ValueError):
@@ -62,29 +74,40 @@ def _same_value_groups(entries: dict[str, dict]) -> dict[str, list[str]]:
     return {cid: groups[find(cid)] for cid in entries}
 
 
-def _from_row(base: dict, rows: list[RowRecord], basis: str, via: str | None) -> dict:
-    first = rows[0].record
-    others = sorted({r.record.get("verdict") for r in rows[1:]} - {first.get("verdict")})
-    return {**base, "paper": first.get("paper", base["paper"]), "ours": first.get("ours"),
-            "interval": first.get("95% interval"), "exact": first.get("exact"), "verdict": first.get("verdict"),
+def _from_row(base: dict, row: RowRecord, basis: str, via: str | None, via_paper=None) -> dict:
+    first = row.record
+    return {**base, "ours": first.get("ours"), "interval": first.get("95% interval"), "exact": first.get("exact"),
+            "verdict": first.get("verdict"), "status": first.get("status"),
             "relation": first.get("relation"), "relative deviation": first.get("relative deviation"),
-            "reason": first.get("reason"), "chapter": rows[0].chapter, "where": rows[0].where, "basis": basis,
-            "via": via, "rows": len(rows), "other verdicts": others or None,
-            "relation holds": first.get("relation holds")}
+            "reason": first.get("reason"), "reading": first.get("reading"), "readings": first.get("readings"),
+            "chapter": row.chapter, "where": row.where, "basis": basis, "via": via, "via paper": via_paper,
+            "relation holds": first.get("relation holds"), "relation resolved": first.get("relation resolved")}
 
 
-def _not_compared(base: dict, reason: str, basis: str) -> dict:
-    return {**base, "ours": None, "interval": None, "exact": None, "verdict": NOT_COMPARED, "relation": None,
-            "relative deviation": None, "reason": reason, "chapter": None, "where": None, "basis": basis,
-            "via": None, "rows": 0, "other verdicts": None, "relation holds": None}
+def _without_row(base: dict, reason: str, basis: str) -> dict:
+    setting = base["kind"] == SETTING_KIND
+    return {**base, "ours": None, "interval": None, "exact": None, "verdict": None if setting else NOT_COMPARED,
+            "status": DIFFERS if setting else None, "relation": None, "relative deviation": None, "reason": reason,
+            "reading": None, "readings": None, "chapter": None, "where": None, "basis": basis, "via": None,
+            "via paper": None, "relation holds": None, "relation resolved": None}
+
+
+def doubled_primaries(rows: dict[str, list[RowRecord]]) -> dict[str, list[str]]:
+    """Claim id -> where its primary rows are, for every id that more than one primary row names."""
+    return {cid: [f"{r.chapter}:{r.where}" for r in found] for cid, found in rows.items() if len(found) > 1}
 
 
 def build_ledger(entries: dict[str, dict], rows: dict[str, list[RowRecord]], built: set[str]) -> list[dict]:
-    """One ledger row per entry of `entries` (claims-file order), by the rules of the module docstring.
+    """One ledger line per entry of `entries` (claims-file order), by the rules of the module docstring.
 
-    `rows` maps claim ids to their rows (`collect.rows_by_claim`), `built` holds the stems of the chapters
-    whose results files exist.
+    `rows` maps claim ids to their primary rows (`collect.rows_by_claim`), `built` holds the stems of the
+    chapters whose results files exist.  Raises `LedgerError` when a claim id has two primary rows.
     """
+    doubled = doubled_primaries(rows)
+    if doubled:
+        first = next(iter(doubled))
+        raise LedgerError(f"{len(doubled)} claim ids have more than one primary row (first: {first} at "
+                          f"{', '.join(doubled[first])}); mark all but one as sensitivity rows.")
     groups = _same_value_groups(entries)
     out = []
     for cid, e in entries.items():
@@ -92,25 +115,28 @@ def build_ledger(entries: dict[str, dict], rows: dict[str, list[RowRecord]], bui
                 "quantity": f"{e.get('row')}: {e.get('column')}", "paper": e["value"]}
         stem = SECTION_CHAPTERS.get(e["section"])
         if cid in rows:
-            out.append(_from_row(base, rows[cid], "row", None))
+            out.append(_from_row(base, rows[cid][0], "row", None))
             continue
         if stem not in built:
-            out.append(_not_compared(base, NOT_BUILT_REASON, "chapter not built"))
+            out.append(_without_row(base, NOT_BUILT_REASON, "chapter not built"))
             continue
         mates = [m for m in groups[cid] if m != cid and m in rows and entries[m]["value"] == e["value"]]
         if mates:
-            out.append(_from_row(base, rows[mates[0]], "same value", mates[0]))
-        elif e["kind"] == "setup":
-            out.append(_not_compared(base, SETTING_REASON, "setting"))
+            out.append(_from_row(base, rows[mates[0]][0], "same value", mates[0], entries[mates[0]]["value"]))
+        elif e["kind"] == SETTING_KIND:
+            out.append(_without_row(base, SETTING_REASON, "setting"))
         else:
-            out.append(_not_compared(base, f"no row in chapter {stem} yet", "no row"))
+            out.append(_without_row(base, f"no row in chapter {stem} yet", "no row"))
     return out
 
 
 def check_ledger(ledger: list[dict], claim_ids) -> None:
-    """Raise `LedgerError` unless every claim id appears exactly once with a known verdict and needed reason.
+    """Raise `LedgerError` unless every claim id appears exactly once with a known verdict (a setting: status)
+    and the reason and reading its verdict needs.
 
-    A partly entry must declare a relation, and the relation must hold on our numbers (DESIGN section 10).
+    A partly entry must declare a relation that holds on our numbers; a reproduced one must not declare a
+    relation that fails; an impossible one names its reading; a same-value entry takes only the row of an entry
+    printed with the same value.
     """
     seen = Counter(r["id"] for r in ledger)
     doubled = sorted(cid for cid, n in seen.items() if n > 1)
@@ -123,39 +149,64 @@ def check_ledger(ledger: list[dict], claim_ids) -> None:
         problems.append(f"{len(missing)} entries are missing (first: {missing[0]})")
     if extra:
         problems.append(f"{len(extra)} rows name no entry of the claims file (first: {extra[0]})")
-    no_verdict = [r["id"] for r in ledger if r.get("verdict") not in VERDICTS]
-    if no_verdict:
-        problems.append(f"{len(no_verdict)} entries have no verdict or an unknown one (first: {no_verdict[0]}, "
-                        f"verdict {next(r.get('verdict') for r in ledger if r['id'] == no_verdict[0])!r})")
-    no_reason = [r["id"] for r in ledger if r.get("verdict") in NEEDS_REASON and not (r.get("reason") or "").strip()]
-    if no_reason:
-        problems.append(f"{len(no_reason)} entries are not compared or impossible without a reason "
-                        f"(first: {no_reason[0]})")
-    no_relation = [r["id"] for r in ledger
-                   if r.get("verdict") == PARTLY and not (r.get("relation") and r.get("relation holds") is True)]
-    if no_relation:
-        problems.append(f"{len(no_relation)} partly entries declare no relation that holds (first: {no_relation[0]})")
+
+    def failing(what: str, ids: list[str]) -> None:
+        if ids:
+            problems.append(f"{len(ids)} {what} (first: {ids[0]})")
+
+    settings = [r for r in ledger if r.get("kind") == SETTING_KIND]
+    results = [r for r in ledger if r.get("kind") != SETTING_KIND]
+    failing("entries have no verdict or an unknown one",
+            [f"{r['id']}, verdict {r.get('verdict')!r}" for r in results if r.get("verdict") not in VERDICTS])
+    failing("results or checks carry a status, which only settings have",
+            [r["id"] for r in results if r.get("status") is not None])
+    failing("settings have a verdict instead of a status (adopted or differs)",
+            [f"{r['id']}, verdict {r.get('verdict')!r}, status {r.get('status')!r}" for r in settings
+             if r.get("verdict") is not None or r.get("status") not in STATUSES])
+    failing("entries are not compared, impossible or differ without a reason",
+            [r["id"] for r in ledger if (r.get("verdict") in NEEDS_REASON or r.get("status") in NEEDS_REASON)
+             and not (r.get("reason") or "").strip()])
+    failing("impossible entries name no reading",
+            [r["id"] for r in ledger if r.get("verdict") == IMPOSSIBLE and not (r.get("reading") or "").strip()])
+    failing("partly entries declare no relation that holds",
+            [r["id"] for r in ledger if r.get("verdict") == PARTLY
+             and not (r.get("relation") and r.get("relation holds") is True)])
+    failing("reproduced entries declare a relation that fails or is not resolved",
+            [r["id"] for r in ledger if r.get("verdict") == REPRODUCED and r.get("relation")
+             and (r.get("relation holds") is not True or r.get("relation resolved") is False)])
+    failing("same-value entries take the row of an entry the paper prints with another value",
+            [f"{r['id']} ({r['paper']!r} vs {r.get('via paper')!r} of {r.get('via')})" for r in ledger
+             if r.get("basis") == "same value" and r.get("via paper") != r.get("paper")])
     if problems:
         raise LedgerError("The claims ledger is incomplete: " + "; ".join(problems) + ".")
 
 
-def _count(ledger: list[dict], key) -> dict:
+def outcome(line: dict) -> str:
+    """A line's verdict, or its status when it is a setting."""
+    return line["status"] if line.get("kind") == SETTING_KIND else line["verdict"]
+
+
+def _count(lines: list[dict], key, outcomes) -> dict:
     out: dict = {}
-    for r in ledger:
-        group = out.setdefault(key(r), {v: 0 for v in VERDICTS})
-        group[r["verdict"]] += 1
+    for r in lines:
+        group = out.setdefault(key(r), {v: 0 for v in outcomes})
+        group[outcome(r)] += 1
     return out
 
 
 def counts(ledger: list[dict]) -> dict:
-    """Counts by verdict, and by section, kind, chapter and basis, each split by verdict."""
-    return {"total": len(ledger),
-            "verdict": {v: sum(r["verdict"] == v for r in ledger) for v in VERDICTS},
-            "section": _count(ledger, lambda r: r["section"]),
-            "kind": _count(ledger, lambda r: r["kind"]),
-            "chapter": _count(ledger, lambda r: r["chapter"] or "none"),
-            "basis": _count(ledger, lambda r: r["basis"]),
-            "entries with rows that disagree": sum(bool(r["other verdicts"]) for r in ledger)}
+    """Counts of results (every kind but settings) by verdict, and by section, kind, chapter and basis, each
+    split by verdict; counts of settings by status, by section."""
+    results = [r for r in ledger if r["kind"] != SETTING_KIND]
+    settings = [r for r in ledger if r["kind"] == SETTING_KIND]
+    return {"total": len(ledger), "results": len(results), "settings": len(settings),
+            "verdict": {v: sum(r["verdict"] == v for r in results) for v in VERDICTS},
+            "status": {s: sum(r["status"] == s for r in settings) for s in STATUSES},
+            "section": _count(results, lambda r: r["section"], VERDICTS),
+            "kind": _count(results, lambda r: r["kind"], VERDICTS),
+            "chapter": _count(results, lambda r: r["chapter"] or "none", VERDICTS),
+            "basis": _count(results, lambda r: r["basis"], VERDICTS),
+            "settings by section": _count(settings, lambda r: r["section"], STATUSES)}
 
 
 def record(ledger: list[dict]) -> list[dict]:
@@ -170,13 +221,14 @@ def payload(ledger: list[dict], counted: dict, disagreements: list[dict], source
 
 def glue_values(counted: dict) -> dict[str, str]:
     """The counts the chapter's prose and the landing page cite, as text (thousands separators)."""
-    v, b = counted["verdict"], counted["basis"]
+    v, b, st = counted["verdict"], counted["basis"], counted["status"]
     basis = {k: sum(b.get(k, {}).values()) for k in BASES}
-    return {"ledger_total": f"{counted['total']:,}", "ledger_reproduced": f"{v[REPRODUCED]:,}",
+    return {"ledger_total": f"{counted['total']:,}", "ledger_results": f"{counted['results']:,}",
+            "ledger_settings": f"{counted['settings']:,}",
+            "ledger_reproduced": f"{v[REPRODUCED]:,}", "ledger_inconclusive": f"{v[INCONCLUSIVE]:,}",
             "ledger_partly": f"{v[PARTLY]:,}", "ledger_not_reproduced": f"{v[NOT_REPRODUCED]:,}",
             "ledger_impossible": f"{v[IMPOSSIBLE]:,}", "ledger_not_compared": f"{v[NOT_COMPARED]:,}",
-            "ledger_compared": f"{counted['total'] - v[NOT_COMPARED]:,}",
+            "ledger_compared": f"{counted['results'] - v[NOT_COMPARED]:,}",
+            "ledger_adopted": f"{st[ADOPTED]:,}", "ledger_differs": f"{st[DIFFERS]:,}",
             "ledger_own_row": f"{basis['row']:,}", "ledger_same_value": f"{basis['same value']:,}",
-            "ledger_not_built": f"{basis['chapter not built']:,}", "ledger_setting": f"{basis['setting']:,}",
-            "ledger_no_row": f"{basis['no row']:,}",
-            "ledger_rows_disagree": f"{counted['entries with rows that disagree']:,}"}
+            "ledger_not_built": f"{basis['chapter not built']:,}", "ledger_no_row": f"{basis['no row']:,}"}
