@@ -56,7 +56,9 @@ book: notebooks
 # from a fresh Sphinx environment, so every warning shows again), then open every page in
 # headless Chromium (scripts/check_book.py): it fails on visible raw LaTeX, a request to
 # the network, an unresolved glue or role, a broken image, an error output, a table that
-# does not fit, and a chapter without a table and a figure. Screenshots: _build/screenshots/.
+# does not fit, a table cell taller than 4 lines of its text (collapsed outputs opened to
+# measure; scripts/check_book.py MAX_CELL_LINES), and a chapter without a table and a
+# figure. Screenshots: _build/screenshots/.
 # Installs Debian's chromium when it is missing and this runs as root.
 check-book: setup
 	@if ! command -v chromium >/dev/null 2>&1; then \

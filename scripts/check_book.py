@@ -20,15 +20,29 @@ page and its fonts are loaded, and then fails the page on:
 * a comparison table (a "claim id" column after the row label) wider than the text column,
   another table that runs past it without a horizontal scroll bar, or a table
   cell whose text pandas cut with "..." (display.max_colwidth);
+* a tall table cell: a cell of a table in a cell output (a notebook's table, here or
+  glued into another page) whose contents are taller than MAX_CELL_LINES (4) lines of
+  its own text, i.e. the height of its contents (a DOM Range's getBoundingClientRect,
+  padding left out) over its computed line-height exceeds 4.5 (the half line absorbs
+  sub/superscripts, typeset math and the smaller claim-id type). A squeezed column
+  (a claim id one character per line, a paragraph in a 100px column) shows up so;
+  the report names the table (its number on the page, its section, its columns) and
+  the cell (its column, width and text). Tables in collapsed sections (the `details`
+  elements of hide-output/hide-cell and {toggle}, the `.toggle-hidden` dropdown
+  admonitions of sphinx-togglebutton) are opened for the measurement, after the
+  screenshot, and closed again before the text checks; a reader who opens them sees
+  the same table. Cells holding an image are not measured;
 * a chapter page (a notebook) without at least one table and one image.
 
 Code (cell inputs, code blocks, inline code) and anything hidden (collapsed
-cells) are not "visible text"; cell outputs are.
+cells) are not "visible text"; cell outputs are (the tall-cell check alone
+opens the collapsed sections).
 A full-page PNG of every page goes to _build/screenshots/ (or --out).
 Prints one line per page; exits 1 when a page fails, 2 when it cannot run.
 
 Usage: python scripts/check_book.py [--html-dir _build/html] [--out _build/screenshots]
                                     [--chromium /usr/bin/chromium] [--no-screenshots] [--allow-stderr]
+                                    [--max-cell-lines 4]
 """
 from __future__ import annotations
 
@@ -50,6 +64,11 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH, HEIGHT, MAX_SHOT_HEIGHT = 1280, 900, 16000
+# A table cell may hold at most this many lines of its own text at the rendered font size
+# (at WIDTH: a text column of about 690px, table type 0.75rem with line-height 1.3). Four
+# lines hold a row label of about 100 characters or a 95% interval split over two lines;
+# a fifth line means a squeezed column or a paragraph that belongs in the prose.
+MAX_CELL_LINES = 4
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -113,8 +132,36 @@ def error_text(text: str) -> list[str]:
     return _snippets(ERROR_TEXT, text)
 
 
-def page_problems(facts: dict, chapter: bool, allow_stderr: bool = False) -> list[str]:
-    """Problems of one page from the facts the browser collected (see INSPECT_JS)."""
+def _short(text: str, width: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def tall_cell_problems(tables: list[dict], max_lines: int = MAX_CELL_LINES) -> list[str]:
+    """One problem per table with cells taller than `max_lines` lines (see TALL_CELLS_JS):
+    the table (number on the page, section, columns, collapsed or not) and up to three of
+    its tallest cells (lines, column, width, text)."""
+    problems = []
+    for t in tables:
+        cells = sorted(t.get("cells", []), key=lambda c: -c["lines"])
+        if not cells:
+            continue
+        where = f"table {t['table']}"
+        if t.get("section"):
+            where += f" in section {t['section']!r}"
+        if t.get("collapsed"):
+            where += " (in a collapsed section)"
+        where += f", columns: {t.get('columns') or '(none)'}"
+        shown = "; ".join(f"{c['lines']:.1f} lines in column {c.get('column') or '?'!r} ({c['width']}px wide): "
+                          f"{_short(c['text'])!r}" for c in cells[:3])
+        more = f"; and {len(cells) - 3} more" if len(cells) > 3 else ""
+        problems.append(f"{len(cells)} table cell(s) taller than {max_lines} lines in {where}: {shown}{more}")
+    return problems
+
+
+def page_problems(facts: dict, chapter: bool, allow_stderr: bool = False,
+                  max_lines: int = MAX_CELL_LINES) -> list[str]:
+    """Problems of one page from the facts the browser collected (see INSPECT_JS and TALL_CELLS_JS)."""
     problems = []
     text = facts.get("text", "")
     if hits := raw_latex(text):
@@ -144,6 +191,7 @@ def page_problems(facts: dict, chapter: bool, allow_stderr: bool = False) -> lis
         problems.append(f"{stderr} stderr output cell(s)")
     for t in facts.get("clipped_tables", []):
         problems.append(f"table does not fit: {t}")
+    problems += tall_cell_problems(facts.get("tall_cells", []), max_lines)
     if cut := facts.get("cut_cells"):
         problems.append(f"{len(cut)} table cell(s) cut off with '...' (pandas display.max_colwidth), e.g. {cut[0]!r}")
     if chapter and facts.get("tables", 0) < 1:
@@ -189,6 +237,95 @@ WAIT_JS = """(async () => {
   return JSON.stringify({state, error});
 })()"""
 
+# Tall table cells. Opens every collapsed section (closed <details>; sphinx-togglebutton's
+# .toggle-hidden admonitions), waits two frames (oscc.js fits a table when it first gets a
+# size), measures every cell of every table in a cell output, and closes the sections again.
+# A cell's lines: the height of its contents (a Range, padding left out) over its computed
+# line-height; it fails above MAX_CELL_LINES + 0.5. Hidden cells (oscc.js hides the claim-id
+# column when it moves the ids onto their own lines) and cells with an image are skipped.
+TALL_CELLS_JS = r"""(async () => {
+  const MAX = __MAX_CELL_LINES__;
+  const root = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const opened = [...root.querySelectorAll('details:not([open])')];
+  const shown = [...root.querySelectorAll('.toggle-hidden')];
+  opened.forEach(d => { d.open = true; });
+  shown.forEach(el => el.classList.remove('toggle-hidden'));
+  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  await frame(); await frame();
+  const collapsed = el => opened.some(d => d.contains(el)) || shown.some(s => s.contains(el));
+  const text = el => [...el.childNodes].filter(n => !(n.classList && n.classList.contains('headerlink')))
+      .map(n => n.textContent).join('').trim();
+  const section = t => {
+    for (let s = t.closest('section'); s; s = s.parentElement && s.parentElement.closest('section')) {
+      const h = s.querySelector(':scope > h1, :scope > h2, :scope > h3, :scope > h4, :scope > h5, :scope > h6');
+      if (h) return text(h);
+    }
+    return '';
+  };
+  const own = cell => [...cell.childNodes].filter(n => !(n.classList && n.classList.contains('oscc-claim-id-below')))
+      .map(n => n.textContent).join('').trim();  // a header cell's text without oscc.js's grey "claim id" legend
+  const layout = t => {  // each cell's visual column, through rowspans and colspans
+    const taken = [], at = new Map();
+    [...t.rows].filter(row => row.closest('table') === t).forEach((row, r) => {
+      let col = 0;
+      for (const cell of row.cells) {
+        while (taken[r] && taken[r][col]) col++;
+        at.set(cell, col);
+        for (let dr = 0; dr < cell.rowSpan; dr++) for (let dc = 0; dc < cell.colSpan; dc++)
+          (taken[r + dr] = taken[r + dr] || [])[col + dc] = true;
+        col += cell.colSpan;
+      }
+    });
+    return at;
+  };
+  const headersOf = (t, at) => {  // visual column -> its header texts (every header row), joined by " / "
+    const names = [];
+    if (t.tHead) for (const row of t.tHead.rows) for (const cell of row.cells) {
+      const name = own(cell);
+      if (!name) continue;
+      for (let dc = 0; dc < cell.colSpan; dc++) {
+        const k = at.get(cell) + dc;
+        names[k] = names[k] ? names[k] + ' / ' + name : name;
+      }
+    }
+    return names;
+  };
+  const range = document.createRange();
+  const tables = [];
+  [...root.querySelectorAll('table')].forEach((t, i) => {
+    if (!t.closest('.cell_output')) return;
+    const at = layout(t), head = headersOf(t, at);
+    const cells = [];
+    for (const row of t.rows) {
+      if (row.closest('table') !== t) continue;
+      for (const cell of row.cells) {
+        if (!cell.getClientRects().length || cell.querySelector('img, canvas, video, iframe')) continue;
+        range.selectNodeContents(cell);
+        const height = range.getBoundingClientRect().height;
+        const style = getComputedStyle(cell);
+        let lh = parseFloat(style.lineHeight);
+        if (isNaN(lh)) lh = 1.2 * parseFloat(style.fontSize);
+        const lines = height / lh;
+        if (lines > MAX + 0.5) cells.push({
+          lines: Math.round(lines * 10) / 10,
+          width: Math.round(cell.getBoundingClientRect().width),
+          column: cell.classList.contains('oscc-claim-id-line') ? 'claim id' : (head[at.get(cell)] || ''),
+          text: cell.textContent.trim().slice(0, 200),
+        });
+      }
+    }
+    if (cells.length) tables.push({
+      table: i + 1, section: section(t), collapsed: collapsed(t),
+      columns: [...head].filter(Boolean).slice(0, 5).join(', ') + ([...head].filter(Boolean).length > 5 ? ', ...' : ''),
+      cells,
+    });
+  });
+  opened.forEach(d => { d.open = false; });
+  shown.forEach(el => el.classList.add('toggle-hidden'));
+  await frame();
+  return JSON.stringify(tables);
+})()"""
+
 INSPECT_JS = r"""(() => {
   const root = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
   const typeset = document.querySelectorAll('mjx-container').length;
@@ -222,9 +359,12 @@ INSPECT_JS = r"""(() => {
       if (o === 'auto' || o === 'scroll') scrolls = true;
     }
     if (r.right <= visibleRight) continue;
-    const head = t.tHead && t.tHead.rows[0] ? [...t.tHead.rows[0].cells] : [];
-    const idCol = head.findIndex(c => /^claim[ _-]?ids?$/i.test(c.textContent.trim()));
-    const label = head.map(c => c.textContent.trim()).filter(Boolean).slice(0, 3).join(', ');
+    // header texts without oscc.js's grey "claim id" legend under the row label's header
+    const names = (t.tHead && t.tHead.rows[0] ? [...t.tHead.rows[0].cells] : []).map(c => [...c.childNodes]
+        .filter(n => !(n.classList && n.classList.contains('oscc-claim-id-below')))
+        .map(n => n.textContent).join('').trim());
+    const idCol = names.findIndex(n => /^claim[ _-]?ids?$/i.test(n));
+    const label = names.filter(Boolean).slice(0, 3).join(', ');
     if (idCol > 0) {  // a comparison table: the reader must see every column, the claim id included
       clipped_tables.push(`comparison table ${Math.round(r.right - visibleRight)}px wider than the text column (${label}, ...)`);
     } else if (!scrolls) {
@@ -374,8 +514,9 @@ def screenshot(browser: Chromium, png: Path, page_height: int) -> None:
     png.write_bytes(base64.b64decode(shot["data"]))
 
 
-def open_page(browser: Chromium, html_path: Path, png: Path | None) -> dict:
-    """Load one page offline, wait for MathJax and fonts, save a full-page PNG, collect the facts."""
+def open_page(browser: Chromium, html_path: Path, png: Path | None, max_lines: int = MAX_CELL_LINES) -> dict:
+    """Load one page offline, wait for MathJax and fonts, save a full-page PNG, collect the facts
+    (the tall cells with every collapsed section opened, then the rest as a reader sees the page)."""
     browser.events.clear()
     browser.page("Page.navigate", url=html_path.resolve().as_uri())
     browser.wait_event("Page.loadEventFired", timeout=60)
@@ -383,7 +524,9 @@ def open_page(browser: Chromium, html_path: Path, png: Path | None) -> dict:
     if png is not None:
         screenshot(browser, png, browser.evaluate(
             "Math.ceil(Math.max(document.documentElement.scrollHeight, document.body.scrollHeight))"))
+    tall_cells = json.loads(browser.evaluate(TALL_CELLS_JS.replace("__MAX_CELL_LINES__", str(int(max_lines)))))
     facts = json.loads(browser.evaluate(INSPECT_JS))
+    facts["tall_cells"] = tall_cells
     facts["mathjax_state"], facts["mathjax_error"] = waited["state"], waited["error"]
     facts["network"] = sorted({ev["params"]["request"]["url"] for ev in browser.events
                                if ev.get("method") == "Network.requestWillBeSent"
@@ -399,6 +542,8 @@ def main() -> int:
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     ap.add_argument("--no-screenshots", action="store_true", help="check only, save no PNG")
     ap.add_argument("--allow-stderr", action="store_true", help="do not fail on stderr output cells")
+    ap.add_argument("--max-cell-lines", type=int, default=MAX_CELL_LINES,
+                    help=f"fail on a table cell taller than this many lines of its text (default {MAX_CELL_LINES})")
     args = ap.parse_args()
 
     html_dir, out = Path(args.html_dir), Path(args.out)
@@ -433,12 +578,12 @@ def main() -> int:
                     continue
                 png = None if args.no_screenshots else out / (page.replace("/", "__") + ".png")
                 try:
-                    facts = open_page(browser, html_path, png)
+                    facts = open_page(browser, html_path, png, args.max_cell_lines)
                 except ChromiumError as exc:
                     print(f"FAIL {page} ({kind}): {exc}")
                     failed += 1
                     continue
-                problems = page_problems(facts, chapter, args.allow_stderr)
+                problems = page_problems(facts, chapter, args.allow_stderr, args.max_cell_lines)
                 info = (f"tables={facts['tables']} imgs={facts['images']} figures={facts['figures']} "
                         f"math={facts['typeset']}" + (f" scrolling_tables={len(facts['scrolling_tables'])}"
                                                       if facts["scrolling_tables"] else ""))

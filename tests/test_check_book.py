@@ -1,7 +1,13 @@
-"""The pure-Python parts of scripts/check_book.py (the headless-Chromium book check):
-the raw-LaTeX, role and error detectors on strings, the verdict on a page's facts,
-and the page list read from a table of contents with parts."""
+"""scripts/check_book.py (the headless-Chromium book check).
+
+The pure-Python parts: the raw-LaTeX, role and error detectors on strings, the verdict
+on a page's facts (the tall-cell report included), and the page list read from a table
+of contents with parts. The browser parts (skipped without Debian's chromium): the
+tall-cell check on pages built here, with and without the book's _static/oscc.css and
+oscc.js, open and collapsed."""
 import importlib.util
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -72,7 +78,8 @@ def test_error_text():
 def _facts(**kw):
     facts = {"text": "", "tables": 1, "images": 1, "figures": 1, "typeset": 0, "unrendered_math": 0,
              "unrendered_samples": [], "math_errors": [], "error_elements": {}, "broken_images": [],
-             "clipped_tables": [], "scrolling_tables": [], "cut_cells": [], "mathjax_state": "done", "network": []}
+             "clipped_tables": [], "scrolling_tables": [], "cut_cells": [], "mathjax_state": "done", "network": [],
+             "tall_cells": []}
     facts.update(kw)
     return facts
 
@@ -125,3 +132,186 @@ def test_the_book_toc_is_in_parts_and_lists_every_chapter():
         assert f"notebooks/{nb.stem}" in pages, f"{nb.name} is not in _toc.yml"
     import yaml
     assert yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")).get("parts")
+
+
+# ---------------------------------------------------------------- tall table cells
+
+def _tall(lines=19.9, column="reason", text="the paper's value 0.3366 breaks a bound", collapsed=False):
+    return {"table": 16, "section": "The paper's tables beside ours", "collapsed": collapsed,
+            "columns": "quantity, paper, ours, 95% interval, relative deviation, ...",
+            "cells": [{"lines": lines, "width": 112, "column": column, "text": text}]}
+
+
+def test_a_tall_cell_fails_a_page_naming_the_table_and_the_cell():
+    problems = check_book.page_problems(_facts(tall_cells=[_tall()]), chapter=True)
+    assert len(problems) == 1
+    p = problems[0]
+    assert "taller than 4 lines" in p and "table 16" in p and "The paper's tables beside ours" in p
+    assert "'reason'" in p and "19.9 lines" in p and "the paper's value 0.3366" in p
+
+
+def test_tall_cells_report_at_most_three_cells_per_table_and_say_when_collapsed():
+    table = _tall(collapsed=True)
+    table["cells"] = [{"lines": 5.0 + k, "width": 80, "column": "claim id", "text": f"a.b_c{k}"} for k in range(5)]
+    (p,) = check_book.tall_cell_problems([table])
+    assert p.startswith("5 table cell(s)") and "collapsed section" in p and "and 2 more" in p
+    assert "9.0 lines" in p and "a.b_c4" in p and "a.b_c0" not in p  # the tallest first
+    assert check_book.tall_cell_problems([table], max_lines=6)[0].count("taller than 6 lines") == 1
+    assert check_book.tall_cell_problems([]) == []
+
+
+# The browser half: pages built here, opened in headless Chromium with the book's own
+# _static/oscc.css and oscc.js (as Jupyter Book loads them) and checked by check_book.open_page.
+# Skipped where Debian's chromium is missing (`make check-book` installs it as root).
+
+CHROMIUM = shutil.which("chromium") or next(
+    (p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser") if Path(p).exists()), None)
+
+# A comparison table as the chapters print it (pandas: index, row label, numbers, relation,
+# verdict, claim id): ten columns in a 688px text column.
+_ROWS = [
+    ("paired final exploitability, seed 13 (chips)", "2.1276", "1.6563", "—", "1.6563", "-22.2%",
+     "independent < paired at seed 13", "not reproduced", "text_bounded.three_seed.paired.final_exploitability_seed13"),
+    ("independent final exploitability, seed 23 (chips)", "2.1089", "2.2460", "—", "2.2460", "+6.5%",
+     "independent < paired at seed 23", "not reproduced",
+     "text_bounded.three_seed.independent.final_exploitability_seed23"),
+    ("mean independent - paired (chips)", "-0.0540", "0.2374", "[-0.3791, 0.8539]", "—", "-539.6%",
+     "mean difference < 0", "inconclusive", "fig_three_seed.mean_difference"),
+    ("logical groups per seed (T x N)", "5,120", "5,120", "—", "—", "+0.0%", "—", "adopted",
+     "setup.tabular_screen.logical_groups_per_seed"),
+]
+_HEAD = ["", "quantity", "paper", "ours", "95% interval", "exact", "relative deviation", "relation", "verdict",
+         "claim id"]
+
+
+def _table(rows=_ROWS, head=_HEAD, id_class="cid"):
+    th = "".join(f'<th class="{id_class}">{h}</th>' if k == len(head) - 1 else f"<th>{h}</th>"
+                 for k, h in enumerate(head))
+    body = "".join(
+        f"<tr><th>{i}</th>" + "".join(f'<td class="{id_class}">{c}</td>' if k == len(r) - 1 else f"<td>{c}</td>"
+                                      for k, c in enumerate(r)) + "</tr>"
+        for i, r in enumerate(rows))
+    table = f'<table border="1" class="dataframe"><thead><tr style="text-align: right;">{th}</tr></thead>' \
+            f"<tbody>{body}</tbody></table>"
+    return f'<div class="cell_output docutils container"><div class="output text_html">{table}</div></div>'
+
+
+# The stylesheet before this fix squeezed the claim-id column like this: one character per line.
+SQUEEZED = ("table.dataframe { table-layout: fixed; width: 100%; font-size: 12px; line-height: 1.3; }"
+            " .cid { width: 1ch; padding: 0; overflow-wrap: anywhere; word-break: break-all; }")
+# sphinx-togglebutton's rule for a collapsed dropdown admonition (togglebutton.css).
+TOGGLE_CSS = (".admonition.toggle-hidden .admonition-title ~ * "
+              "{ height: 0; margin: 0; opacity: 0; visibility: hidden; display: block; }")
+
+
+def _page(tmp_path, name, body, oscc=True, style=""):
+    static = (ROOT / "_static").as_uri()
+    assets = (f'<link rel="stylesheet" href="{static}/oscc.css"><script src="{static}/oscc.js"></script>'
+              if oscc else "")
+    path = tmp_path / f"{name}.html"
+    path.write_text(
+        f'<!DOCTYPE html><html><head><meta charset="utf-8">{assets}<style>'
+        "body { margin: 0; font-family: sans-serif; font-size: 16px; line-height: 1.65; }"
+        "article.bd-article { width: 688px; margin: 20px 288px; }"
+        f'{TOGGLE_CSS} {style}</style></head><body><main><article class="bd-article">'
+        f'<section id="claims"><h2>Claims beside ours<a class="headerlink" href="#claims">#</a></h2>{body}'
+        "</section></article></main></body></html>", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
+    b = check_book.Chromium(CHROMIUM, str(tmp_path_factory.mktemp("chromium-profile")))
+    b.page("Page.enable")
+    b.page("Network.enable")
+    b.page("Network.setBlockedURLs", urls=["http://*", "https://*"])
+    b.page("Emulation.setDeviceMetricsOverride", width=check_book.WIDTH, height=check_book.HEIGHT,
+           deviceScaleFactor=1, mobile=False)
+    yield b
+    b.close()
+
+
+def _check(browser, path):
+    facts = check_book.open_page(browser, path, None)
+    return facts, check_book.page_problems(facts, chapter=False)
+
+
+def test_a_one_character_wide_claim_id_column_fails_the_check(browser, tmp_path):
+    facts, problems = _check(browser, _page(tmp_path, "squeezed", _table(), oscc=False, style=SQUEEZED))
+    tall = [p for p in problems if "taller than 4 lines" in p]
+    assert len(tall) == 1, problems
+    assert "table 1 in section 'Claims beside ours'" in tall[0] and "column 'claim id'" in tall[0]
+    assert "text_bounded.three_seed" in tall[0]
+    (table,) = facts["tall_cells"]
+    ids = [c for c in table["cells"] if c["text"] in {r[-1] for r in _ROWS}]
+    assert len(ids) == len(_ROWS) and all(c["column"] == "claim id" for c in ids)
+    assert min(c["lines"] for c in ids) > 25 and all(c["width"] < 12 for c in ids)  # one character per line
+
+
+def test_the_same_table_with_the_books_css_and_js_passes(browser, tmp_path):
+    facts, problems = _check(browser, _page(tmp_path, "fitted", _table()))
+    assert facts["tall_cells"] == [] and problems == [], problems
+    # the ids left the squeezed column for a line of their own under each row, whole
+    ids = json.loads(browser.evaluate("""JSON.stringify(
+        [...document.querySelectorAll('tr.oscc-id-line td.oscc-claim-id')]
+        .map(c => [c.textContent, c.getClientRects()[0].height]))"""))
+    assert [i for i, _ in ids] == [r[-1] for r in _ROWS]
+    assert all(h < 20 for _, h in ids)  # one line each
+
+
+def test_claim_ids_break_only_after_dots_and_underscores(browser, tmp_path):
+    # a narrow text column: the ids wrap, but only at the inserted break points
+    rows = [(r[0], r[1], r[-1]) for r in _ROWS]
+    page = _page(tmp_path, "narrow", _table(rows, ["", "quantity", "paper", "claim id"]),
+                 style="article.bd-article { width: 330px; }")
+    _, problems = _check(browser, page)
+    assert problems == [], problems
+    visible = "tbody .oscc-claim-id:not(.oscc-hidden)"
+    parts = json.loads(browser.evaluate("""JSON.stringify([...document.querySelectorAll('VISIBLE')]
+        .flatMap(cell => [...cell.childNodes].filter(n => n.nodeType === 3).map(n => {
+          const r = document.createRange(); r.selectNodeContents(n);
+          return [n.textContent, r.getClientRects().length]; })))""".replace("VISIBLE", visible)))
+    assert len(parts) > len(rows)  # break points were inserted
+    assert all(n == 1 for _, n in parts), [p for p in parts if p[1] != 1]  # no part is split over two lines
+    assert all(text.endswith(("_", ".")) or text in {r[-1].rsplit(sep, 1)[-1] for r in rows for sep in "._"}
+               for text, _ in parts)
+    lines = json.loads(browser.evaluate("""JSON.stringify([...document.querySelectorAll('VISIBLE')]
+        .map(c => { const r = document.createRange(); r.selectNodeContents(c);
+                    return r.getBoundingClientRect().height / parseFloat(getComputedStyle(c).lineHeight); }))"""
+        .replace("VISIBLE", visible)))
+    assert max(lines) > 1.5  # the ids do wrap here
+
+
+@pytest.mark.parametrize("lines, fails", [(4, False), (5, True)])
+def test_the_threshold_is_four_lines_of_the_cells_own_text(browser, tmp_path, lines, fails):
+    cell = "<br>".join(f"line {k}" for k in range(lines))
+    table = _table([("a quantity", "1.0", cell, "x.y")], ["", "quantity", "paper", "ours", "claim id"])
+    facts, _ = _check(browser, _page(tmp_path, f"lines{lines}", table))
+    assert bool(facts["tall_cells"]) == fails
+    if fails:
+        (cell,) = facts["tall_cells"][0]["cells"]
+        assert cell["column"] == "ours" and cell["lines"] == pytest.approx(5, abs=0.15)
+
+
+def test_cells_in_collapsed_sections_are_measured_and_the_sections_close_again(browser, tmp_path):
+    hidden_output = ('<details class="admonition hide below-input"><summary>Show code cell output</summary>'
+                     f"{_table()}</details>")
+    dropdown = ('<div class="admonition toggle toggle-hidden" id="t0"><p class="admonition-title">More</p>'
+                f"{_table()}</div>")
+    page = _page(tmp_path, "collapsed", hidden_output + dropdown, oscc=False, style=SQUEEZED)
+    facts, problems = _check(browser, page)
+    assert [t["collapsed"] for t in facts["tall_cells"]] == [True, True]
+    assert sum("(in a collapsed section)" in p for p in problems) == 2
+    state = json.loads(browser.evaluate("""JSON.stringify([document.querySelector('details').open,
+        document.querySelector('#t0').classList.contains('toggle-hidden')])"""))
+    assert state == [False, True]
+
+
+def test_a_table_in_a_collapsed_section_is_fitted_when_it_opens(browser, tmp_path):
+    page = _page(tmp_path, "collapsed-fitted",
+                 f'<details class="admonition hide below-input"><summary>Show</summary>{_table()}</details>')
+    facts, problems = _check(browser, page)
+    assert facts["tall_cells"] == [] and problems == [], problems
+    assert browser.evaluate("document.querySelectorAll('details tr.oscc-id-line').length") == len(_ROWS)
