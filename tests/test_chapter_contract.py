@@ -1,6 +1,8 @@
 """Unit tests of the contract chapter package, each against a value found independently of it
 (OpenSpiel's own game tree, a closed form, or a small enumeration written here)."""
+import dataclasses
 import hashlib
+import math
 from collections import Counter
 
 import matplotlib
@@ -8,6 +10,8 @@ import pandas as pd
 import pyspiel
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 from oscc_core.chapters.contract import (
     figures,
@@ -18,13 +22,17 @@ from oscc_core.chapters.contract import (
     stream_table,
     swaps,
     tables,
+    violation_controls,
 )
+from oscc_core.chapters.contract import findings as cfindings
 from oscc_core.engine import probe as engine_probe
 from oscc_core.engine import rng
 from oscc_core.engine.failures import FAILURE_CODES
 from oscc_core.engine.violations import CONTROLS
 from oscc_core.games import KUHN, LEDUC, get_game
+from oscc_core.reporting import claims
 from oscc_core.reporting.params import ParameterError
+from oscc_core.reporting.rows import Row
 
 matplotlib.use("Agg")
 
@@ -134,37 +142,130 @@ def test_any_by_and_drift_by_reduce_per_index():
     assert engine_probe.any_by(index, flag, 4).tolist() == [False, True, False, False]
 
 
-def test_the_stream_table_has_one_row_per_namespace_of_the_paper():
+def test_the_stream_records_have_one_entry_per_namespace_of_the_paper():
+    records = {r["namespace"]: r for r in stream_table.rng_dependency_records()}
+    assert sorted(records) == sorted(["root", "hidden", "chance", "policy", "bootstrap"])
+    policy = records["policy"]
+    assert "branch" in policy["key fields"] and policy["dropped to share"] == "-"   # never shared
+    assert records["hidden"]["dropped to share"] == records["chance"]["dropped to share"] == "branch"
+
+
+def test_the_stream_table_names_the_arms_whose_branches_share_each_stream():
+    # the paper's arms: root-only shares the hidden deal, continuation-only the chance events, full both
+    shared = stream_table.rng_dependency_table()["branches share it in"]
+    assert shared.to_dict() == {"root": "every arm", "hidden": "root_only, full",
+                                "chance": "continuation_only, full", "policy": "none", "bootstrap": "—"}
+
+
+def test_the_stream_table_keeps_its_cells_short_and_lists_the_long_facts_below_it():
     table = stream_table.rng_dependency_table()
-    assert sorted(table["namespace"]) == sorted(["root", "hidden", "chance", "policy", "bootstrap"])
-    policy = table.set_index("namespace").loc["policy"]
-    assert "branch" in policy["key fields"] and "branch" not in policy["dropped to share"]   # never shared
+    assert max(len(str(x)) for x in table.to_numpy().ravel()) <= 45
+    items = stream_table.rng_dependency_list().splitlines()
+    assert [item.split("**")[1] for item in items] == list(table.index)
+    assert all("draws the" in item and "audit:" in item for item in items)
+
+
+CONTROL = {"groups": 512, "rejected": 512, "affected_groups": 1, "marginal_shift": 0.0, "marginal_shift_se": 0.1,
+           "replay_failure_rate": 0.5, "variance_change_pct": -1.0, "variance_change_pct_se": 1.0,
+           "variance_change_pct_low": -3.0, "variance_change_pct_high": 1.0}
 
 
 def test_the_worst_condition_row_reports_the_smallest_rejected_fraction():
-    base = {"groups": 512, "rejected": 512, "affected_groups": 1, "marginal_shift": 0.0, "marginal_shift_se": 0.1,
-            "replay_failure_rate": 0.5, "variance_change_pct": -1.0, "variance_change_pct_se": 1.0}
-    controls = {name: dict(base) for name in CONTROLS}
+    controls = {name: dict(CONTROL) for name in CONTROLS}
     worst = list(CONTROLS)[2]
     controls[worst].update(rejected=500)
     out = rows.violation_rows(controls)
-    assert out[1]["ours"] == "500/512"
-    assert len(out) == 2 + 4 * len(CONTROLS)
+    assert out[0]["ours"] == "500/512"
+    assert len(out) == 1 + 4 * len(CONTROLS)
 
 
 def test_verdict_glue_counts_every_verdict_with_zeros():
-    frame = pd.DataFrame({"verdict": ["reproduced", "reproduced", "partly", "no paper value"]})
-    assert tables.verdict_glue(frame) == {"n_reproduced": 2, "n_partly": 1, "n_not_reproduced": 0,
-                                          "n_impossible_under_the_rules": 0, "n_not_compared": 0}
+    frame = pd.DataFrame({"verdict": ["reproduced", "reproduced", "partly", "inconclusive", "no paper value"]})
+    assert tables.verdict_glue(frame) == {"n_reproduced": 2, "n_inconclusive": 1, "n_partly": 1,
+                                          "n_not_reproduced": 0, "n_impossible_under_the_rules": 0,
+                                          "n_not_compared": 0}
 
 
-def test_the_violations_figure_draws_one_bar_per_control_at_its_change():
-    controls = {name: {"variance_change_pct": float(i) - 2, "variance_change_pct_se": 1.0}
-                for i, name in enumerate(CONTROLS)}
+def test_the_violations_figure_draws_one_bar_per_control_at_its_change_with_its_asymmetric_interval():
+    controls = {name: {"variance_change_pct": float(i) - 2, "variance_change_pct_low": float(i) - 5,
+                       "variance_change_pct_high": float(i) - 1} for i, name in enumerate(CONTROLS)}
     fig = figures.violations_figure(controls, -30.0)
-    bars = fig.axes[0].patches
-    assert [b.get_width() for b in bars] == [float(i) - 2 for i in range(len(CONTROLS))]
-    assert fig.axes[0].lines[-1].get_xdata()[0] == -30.0
+    ax = fig.axes[0]
+    assert [b.get_width() for b in ax.patches] == [float(i) - 2 for i in range(len(CONTROLS))]
+    assert ax.lines[-1].get_xdata()[0] == -30.0
+    segments = ax.collections[0].get_segments()          # the error bars, one segment per control
+    assert [tuple(seg[:, 0]) for seg in segments] == [(float(i) - 5, float(i) - 1) for i in range(len(CONTROLS))]
+
+
+# --- settings, relations and findings (the verdict rule of the book) -----------------------------------------
+
+STATES_CLAIM = "method_obs.observation_audit.states"
+
+
+def test_auditing_a_state_count_other_than_the_papers_is_a_setting_that_differs_and_says_why():
+    kuhn = observation.observation_audit(KUHN)          # 12 information states, not the paper's Leduc count
+    states, _ = rows.settings_rows(kuhn, dict.fromkeys(CONTROLS), {"": 12}, [10, 11])
+    record = states.as_dict()
+    assert record["status"] == "differs" and "verdict" not in record
+    assert record["claim id"] == STATES_CLAIM
+    assert "12" in record["reason"] and f"{claims.claim(STATES_CLAIM):,}" in record["reason"]
+
+
+def test_auditing_the_papers_state_count_adopts_the_setting():
+    paper = claims.claim(STATES_CLAIM)
+    oa = dataclasses.replace(observation.observation_audit(KUHN), states=paper)
+    states, conditions = rows.settings_rows(oa, dict.fromkeys(CONTROLS), {"": paper}, [paper])
+    assert states["status"] == "adopted"
+    assert conditions["status"] == ("adopted" if len(CONTROLS) == 5 else "differs")   # five conditions, C1-C5
+
+
+def test_running_fewer_controls_than_the_paper_differs_and_names_the_controls_run():
+    one = dict.fromkeys(list(CONTROLS)[:1])
+    _, conditions = rows.settings_rows(observation.observation_audit(KUHN), one, {"": 12}, [12])
+    assert conditions["status"] == "differs" and list(CONTROLS)[0] in conditions["reason"]
+
+
+@given(change=st.floats(-99.0, 99.0), below=st.floats(0.0, 50.0), above=st.floats(0.0, 50.0))
+def test_a_fake_reduction_is_resolved_only_when_the_whole_interval_lies_below_zero(change, below, above):
+    c = {"variance_change_pct": change, "variance_change_pct_low": change - below,
+         "variance_change_pct_high": change + above}
+    rel = rows.fakes_a_reduction(c)
+    assert rel.holds == (change < 0)
+    assert rel.resolved == (change + above < 0)
+
+
+@given(v_bad=st.floats(0.5, 100.0), v_ind=st.floats(0.5, 100.0), rel_bad=st.floats(0.0, 2.0),
+       rel_ind=st.floats(0.0, 2.0))
+def test_the_variance_change_interval_is_the_log_scale_interval_of_the_ratio_and_never_reaches_minus_100(
+        v_bad, v_ind, rel_bad, rel_ind):
+    bad = {"contrast_var": v_bad, "contrast_var_se": rel_bad * v_bad}
+    ind = {"contrast_var": v_ind, "contrast_var_se": rel_ind * v_ind}
+    ratio, _, low, high = violation_controls._variance_ratio(bad, ind)
+    half = 1.959963984540054 * math.hypot(rel_bad, rel_ind)           # se of log(ratio), delta method
+    assert ratio == pytest.approx(v_bad / v_ind, rel=1e-12)
+    assert math.log(low) == pytest.approx(math.log(ratio) - half, abs=1e-9)
+    assert math.log(high) == pytest.approx(math.log(ratio) + half, abs=1e-9)
+    assert low > 0.0                                                  # the change stays above -100%
+
+
+@pytest.mark.parametrize("high, expected", [(5.0, "not reproduced"), (-1.0, "partly")])
+def test_a_variance_change_of_the_wrong_size_is_partly_only_when_its_interval_lies_below_zero(high, expected):
+    name = "chance_counter_reuse"
+    paper = claims.claim(f"safety.{name}.apparent_variance_change")            # a reduction (< 0)
+    c = dict(CONTROL, variance_change_pct=paper / 4, variance_change_pct_low=paper / 2, variance_change_pct_high=high)
+    change = rows.control_rows(name, c)[3]
+    assert change["95% interval"] == (paper / 2, high) and change.verdict == expected
+
+
+def test_findings_count_primary_rows_by_the_kind_of_the_papers_entry_and_skip_settings_and_detail_rows():
+    check = Row.fraction("drift", "impl_checks.observation_hash_drift.paired", 0, 10)          # kind: check
+    failed = Row.fraction("keys", "impl_checks.unique_group_key.paired", 1, 2)                 # kind: check
+    result = Row.compare("shift", "safety.chance_counter_reuse.marginal_shift", 1.0, 0.5, 1.5)  # kind: result
+    setting = Row.setting("states", STATES_CLAIM, 1, reason="a test")
+    detail = Row.fraction("drift again", "impl_checks.observation_hash_drift.paired", 0, 10).as_sensitivity()
+    counts = cfindings.counts_by_kind([check, failed, result, setting, detail])
+    assert counts == {"check": Counter({"reproduced": 1, "not reproduced": 1}),
+                      "result": Counter({"not reproduced": 1})}
 
 
 DEFAULTS = {"seeds": [13, 17], "groups_per_seed": 5120, "violation_groups": 512, "swap_groups": 100_000, "root": "",

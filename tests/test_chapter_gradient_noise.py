@@ -1,17 +1,26 @@
 """The gradient-noise chapter package (oscc_core.chapters.gradient_noise), each piece against an independent value:
 a closed form, a hand-worked example or a direct computation written out in the test."""
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from oscc_core import collect
-from oscc_core.chapters.gradient_noise import calibration, constructions, frontier, geometry, parameters, transfer
+from oscc_core.chapters.gradient_noise import (calibration, constructions, frontier, geometry, paper_settings,
+                                               parameters, relations, transfer)
+from oscc_core.chapters.gradient_noise import findings as gfindings
+from oscc_core.chapters.gradient_noise.arms import ROW_ARMS
 from oscc_core.chapters.gradient_noise.rows import screen_rows
 from oscc_core.chapters.gradient_noise.screen import ScreenResult
 from oscc_core.chapters.gradient_noise.updates import setting_grid
 from oscc_core.engine.arms import PAPER_ARMS
+from oscc_core.method.stats import Estimate
+from oscc_core.reporting import claims
 from oscc_core.reporting.params import ParameterError
+from oscc_core.reporting.rows import Row
 
 FLOOR = 1e-3
 
@@ -175,3 +184,108 @@ def test_validate_records_the_declared_parameters_with_the_resolved_budget(tmp_p
     assert set(p.record) == set(parameters.NAMES) - {"device", "output_dir"} | {"game"}
     assert p.record["noise_weights"] == "empirical" and p.record["root_policy_floor"] == 1e-3
     assert p.geom.infos == [(c, -1) for c in range(6)]
+
+
+# --- relations, settings and the verdict rule ------------------------------------------------------------------
+
+def _replicates(estimate_: float, diffs) -> np.ndarray:
+    """[R+1]: the estimate, then replicates equal to it plus each of `diffs`."""
+    return np.concatenate([[estimate_], estimate_ + np.asarray(diffs, dtype=float)])
+
+
+CLEAR = np.linspace(0.5, 1.5, 200)                     # every paired difference above 0
+UNCLEAR = np.where(np.arange(200) % 2 == 0, 1.0, -0.5)  # half the paired differences below 0, mean above 0
+
+
+def _step(clear: bool) -> np.ndarray:
+    """[R+1] paired differences between two neighbouring arms: estimate 1, replicates CLEAR or UNCLEAR."""
+    return np.concatenate([[1.0], CLEAR if clear else UNCLEAR])
+
+
+@given(steps=st.lists(st.booleans(), min_size=3, max_size=3))
+def test_an_ordering_is_decided_only_when_every_paired_step_lies_above_zero(steps):
+    # four arms a > b > c > d on the estimates; step k (a-b, b-c, c-d) is clear or not
+    values = {"d": np.zeros(201)}
+    values["c"] = values["d"] + _step(steps[2])
+    values["b"] = values["c"] + _step(steps[1])
+    values["a"] = values["b"] + _step(steps[0])
+    rel = relations.ordering("a > b > c > d", values, "abcd")
+    assert rel.holds is True
+    assert rel.resolved == all(steps)
+
+
+@given(x=st.floats(-5, 5), y=st.floats(-5, 5))
+def test_swapping_two_arms_reverses_an_ordering_on_the_estimates(x, y):
+    assume(x != y)
+    values = {"a": _replicates(x, np.zeros(20)), "b": _replicates(y, np.zeros(20))}
+    assert relations.ordering("a > b", values, "ab").holds == (not relations.ordering("b > a", values, "ba").holds)
+
+
+def test_the_lowest_arm_is_decided_only_when_it_is_below_every_other_arm_in_every_paired_difference():
+    values = {"s": _replicates(0.0, np.zeros(200)), "a": _replicates(1.0, CLEAR - 1.0),
+              "b": _replicates(1.0, UNCLEAR - 1.0)}
+    assert relations.lowest("s lowest", values, "s", "a").resolved is True
+    rel = relations.lowest("s lowest", values, "s", "ab")
+    assert rel.holds is True and rel.resolved is False
+
+
+def test_a_zero_clipping_control_is_decided_only_when_no_replicate_clips():
+    assert relations.zero("= 0", np.zeros(50)).resolved is True
+    some = np.zeros(50)
+    some[7] = 0.01                                        # one replicate clips: the interval is still [0, 0]
+    assert relations.zero("= 0", some).resolved is True
+    many = np.where(np.arange(50) % 3 == 1, 0.01, 0.0)   # a third of the replicates clip (the estimate does not)
+    assert relations.zero("= 0", many).resolved is False
+
+
+def test_a_screen_rise_whose_seed_interval_reaches_below_zero_is_inconclusive():
+    # paired: mean 0.16, sd 0.0962, t(0.975, 4) = 2.7764: [0.041, 0.279] holds the paper's 0.188967 and lies above 0;
+    # independent: mean 0.09, sd 0.0742: [-0.002, 0.182] holds the paper's 0.16995 but reaches below 0
+    deltas = {"full": [0.1, 0.2, 0.15, 0.05, 0.3], "independent": [0.0, 0.1, 0.2, 0.1, 0.05]}
+    runs = [ScreenResult(s, a, deltas[a][s], 160, 160, 0, 1280, (0.9, 1.1)) for s in range(5) for a in deltas]
+    out, _ = screen_rows(runs)
+    assert [r.verdict for r in out[:2]] == ["reproduced", "inconclusive"]
+
+
+def _front(draws: int, groups: int) -> frontier.FrontierArm:
+    e = Estimate(1.0, 0.5, 1.5, None, 0.1)
+    return frontier.FrontierArm("x", groups, draws, 0, e, e, e, draws / groups)
+
+
+def test_the_papers_budget_of_physical_calls_is_adopted_and_the_realised_draws_are_stated():
+    budget = claims.claim("cost_frontier.independent.physical_calls")
+    front = {a: _front(budget - 3, 6_000) for a in ROW_ARMS}
+    rows = paper_settings.frontier_settings(front, budget)
+    assert {r["status"] for r in rows} == {"adopted"} and [r["ours"] for r in rows] == [budget] * len(ROW_ARMS)
+    assert all(f"{budget - 3:,} draws" in r["reason"] and "6,000 groups" in r["reason"] for r in rows)
+
+
+def test_another_budget_of_physical_calls_differs_and_names_the_parameter():
+    rows = paper_settings.frontier_settings({a: _front(3_999, 400) for a in ROW_ARMS}, 4_000)
+    assert {r["status"] for r in rows} == {"differs"}
+    assert all("physical_budget" in r["reason"] and "4,000" in r["reason"] for r in rows)
+
+
+def test_the_screen_settings_follow_the_notebook_parameters():
+    # the paper's scalar screen: 40 iterations of 32 groups, 4 epochs, five seeds
+    p = SimpleNamespace(screen_iterations=40, screen_groups=32, epochs=4, screen_seeds=[13, 17, 23, 29, 31])
+    assert {r["status"] for r in paper_settings.screen_settings(p)} == {"adopted"}
+    rows = {r.claim_id: r for r in paper_settings.screen_settings(SimpleNamespace(**{**vars(p), "screen_seeds": [1]}))}
+    assert rows["setup.connectivity.seeds"]["status"] == "differs" and rows["setup.connectivity.seeds"]["ours"] == 1
+    assert rows["learning_boundary.scalar_clipped.iterations"]["status"] == "adopted"
+
+
+def test_the_clipping_study_runs_one_seed_where_the_paper_runs_five_and_says_so():
+    arms, *seeds = paper_settings.clipping_settings(13, 100_000)
+    assert arms["status"] == "adopted" and arms["ours"] == 4             # independent, root-only, continuation, full
+    assert [r["status"] for r in seeds] == ["differs"] * 4
+    assert all("seed (13)" in r["reason"] and "100,000 groups" in r["reason"] for r in seeds)
+
+
+def test_the_ordering_phrase_claims_a_decided_order_only_when_every_stage_is_decided():
+    def row(q, resolved):
+        return Row("x", 1.0, 1.0, "not reproduced", f"noise_transfer.root_only.{q}_ratio", relation="order",
+                   relation_holds=True, relation_resolved=resolved)
+    decided = [row(q, True) for q in ("return", "gradient", "update")]
+    assert "every step decided" in gfindings.order_text(decided)
+    assert "does not decide" in gfindings.order_text(decided[:2] + [row("update", False)])

@@ -4,22 +4,28 @@ from __future__ import annotations
 
 import ast
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from oscc_core.chapters.selector import parameters
+from oscc_core.chapters.selector import findings as sfindings
+from oscc_core.chapters.selector import parameters, prose, regimes, tables
+from oscc_core.chapters.selector.action_support import action_support_settings
 from oscc_core.chapters.selector.calibration import calibrate, label, natural_bound, sufficient_groups
 from oscc_core.chapters.selector.exact_root import exact_root
 from oscc_core.chapters.selector.pools import Pool, estimated_noise, pool_size_for
 from oscc_core.chapters.selector.root_policy import resolve_root_policy
 from oscc_core.chapters.selector.rule_bounds import branch_return_sets, fold_heavy_stratum, rule_score_bound
 from oscc_core.chapters.selector.scan import policy_scan, simplex_grid
-from oscc_core.chapters.selector.sweep import clopper_pearson_upper, sweep
+from oscc_core.chapters.selector.sweep import below_delta, clopper_pearson_upper, sweep
+from oscc_core.reporting import claims
 from oscc_core.reporting.params import ParameterError
+from oscc_core.reporting.rows import Relation, Row
 
 ARMS = ("independent", "root_only", "continuation_only", "full")
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "04_selector.ipynb"
@@ -62,6 +68,71 @@ def test_cfr_root_policy_is_floored_at_the_given_floor():
     assert loose.floored > 0
     assert min(min(p) for p in loose.probs.values()) >= 1e-2 / (1 + 3 * 1e-2) - 1e-15
     assert all(abs(sum(p) - 1) < 1e-12 for p in loose.probs.values())
+
+
+def test_a_list_valued_root_policy_is_labelled_in_tables_by_its_probabilities_alone():
+    policy = _policy("2", [0.8, 0.1, 0.1])
+    assert policy.label == "[Fold 0.8, Call 0.1, Raise 0.1]" and policy.short == "(0.8, 0.1, 0.1)"
+    assert _policy("2", [1 / 4, 1 / 4, 1 / 2]).short == "(0.25, 0.25, 0.5)"
+    assert resolve_root_policy("root_policy", "uniform", "2", "uniform", 10, floor=1e-6).short == "uniform"
+
+
+# --- the tables the chapter shows (cells short enough for the text column) --------------------------
+
+def test_the_regime_comparison_is_one_table_per_regime_whose_rows_leave_the_regime_out():
+    rows = [Row.compare("negative (antithetic), full: covariance", "selector_stress.negative.full.covariance", -1.0),
+            Row.compare("positive (semantic), independent: covariance",
+                        "selector_stress.positive.independent.covariance", 0.5),
+            Row.same_text("positive (semantic): OSCC-Select's coupling", "full", "full", "tab:selector-stress")]
+    parts = regimes.by_regime(rows)
+    assert list(parts) == ["positive (semantic)", "negative (antithetic)"]          # the maps' order
+    assert [r.quantity for r in parts["positive (semantic)"]] == ["independent: covariance", "OSCC-Select's coupling"]
+    assert [(r.quantity, r.claim_id, r.verdict) for r in parts["negative (antithetic)"]] == \
+        [("full: covariance", "selector_stress.negative.full.covariance", rows[0].verdict)]
+
+
+def test_restatements_are_grouped_by_the_place_in_the_paper_that_states_them():
+    ids = ["abstract.rv_select.gradient_noise_trace", "selector_axes_text.calibration.regret_2048",
+           "abstract.calibration.certification_rate_64"]
+    groups = prose.by_source([Row.compare("q", cid, 1.0) for cid in ids])
+    assert {caption: [r.claim_id for r in rows] for caption, rows in groups.items()} == {
+        "Claims of the abstract": [ids[0], ids[2]],
+        "Claims of the text, section “Action-support and calibration-size stress”": [ids[1]]}
+
+
+def test_a_restatement_shows_its_tables_quantity_without_its_source():
+    cid = "calibration.64.certification_rate"
+    base = Row.compare("64 groups: certification rate (positive)", cid, 0.0)
+    restated = {r.claim_id: r for r in prose.prose_rows({cid: base}, VALUES)}
+    assert restated["abstract.calibration.certification_rate_64"].quantity == base.quantity
+
+
+SWEEP_ROW = {"groups per stratum": 64, "blocks": 4, "radius r_n": 9.7, "certification rate": 0.0,
+             "false-selection rate": 0.0, "family-wise false-selection rate": 0.0, "family-wise false selections": 0,
+             "family-wise upper 95%": 0.0099, "median full gain LCB": -7.6, "noise regret": 1.86,
+             "physical draws": 8004.3, "physical draws per stratum and arm": 667.0, "modal selection": "independent",
+             "repetitions": 300, "map": "semantic", "regime": "positive"}
+
+
+def test_the_sweep_shows_every_measured_column_once_over_two_tables_under_short_headers():
+    certificate, false_selection = tables.sweep_tables([SWEEP_ROW])
+    shown = [c for t in (certificate, false_selection) for c in t.columns]
+    assert len(shown) == len(SWEEP_ROW) - 4                  # all but the index (2), the map and the repetitions
+    assert max(len(name) for _, name in shown) <= 22
+    assert certificate.index[0] == ("positive (semantic)", 64)
+    assert false_selection.loc[("positive (semantic)", 64), ("false selection", "family-wise upper 95%")] == "0.0099"
+
+
+def test_the_held_out_and_other_policy_tables_group_their_columns_under_short_headers():
+    support = {"action support": "2 actions", "row": "full", "choice": {}, "selected arm": "full",
+               "contrast variance (mean pairwise)": 17.2, "exact contrast variance": 17.3,
+               "gradient-noise trace": 2.1, "exact noise trace": 2.2, "physical draws": 29802,
+               "held-out draws per group": 9.7}
+    other = {"root policy": "uniform", "stratum": "J", **{f"N({a})": 1.0 for a in ARMS},
+             "OSCC-Select": "independent", "RV-Select": "full", "Oracle-Select": "full"}
+    for table, record in ((tables.support_table([support]), support), (tables.others_table([other]), other)):
+        assert len(table.columns) == len(record) - 2 - ("choice" in record)
+        assert max(len(name) for _, name in table.columns) <= 18
 
 
 # --- exact objectives ------------------------------------------------------------------------------
@@ -294,3 +365,62 @@ def test_parameters_record_holds_every_notebook_parameter_but_the_device_and_out
 def test_parameters_refuse_a_bad_value_naming_it(name, value):
     with pytest.raises(ParameterError, match=name):
         parameters.validate({**_defaults(), name: value})
+
+
+# --- settings, relations and findings (the verdict rule of the book) ------------------------------------------
+
+SELECTOR_ROWS = ("independent", "full", "rv_select", "oscc_select", "oracle_select")
+
+
+def test_calibration_groups_at_the_papers_size_are_adopted_settings_of_every_selector_row():
+    rows = action_support_settings(1024)            # the paper's tab:multi-action-selector: 1,024 per stratum
+    assert [r.claim_id for r in rows] == [f"multi_action.{n}_actions.{k}.groups_per_stratum"
+                                          for n in (2, 3) for k in SELECTOR_ROWS]
+    assert {r["status"] for r in rows} == {"adopted"} and not any("verdict" in r.as_dict() for r in rows)
+
+
+def test_calibration_groups_other_than_the_papers_differ_and_say_why():
+    rows = action_support_settings(512)
+    assert {r["status"] for r in rows} == {"differs"}
+    assert all("512" in r["reason"] and "1,024" in r["reason"] for r in rows)
+
+
+#: our values of the paper's setup entries and of the size where the median bound turns positive (prose.setup_values)
+VALUES = {"action_count": (3, None), "groups_min": (64, None), "groups_max": (1024, None),
+          "groups_per_stratum": (1024, None), "group_counts": (6, None),
+          "lcb_positive_at": (128, Relation("the median full-arm bound turns positive", True))}
+
+
+def test_the_papers_setup_entries_in_prose_are_settings_and_its_results_keep_a_verdict():
+    rows = {r.claim_id: r for r in prose.prose_rows({}, VALUES)}
+    kinds = {cid: claims.claim_entry(cid)["kind"] for cid in rows}
+    assert {cid for cid, r in rows.items() if r.is_setting} == {cid for cid, k in kinds.items() if k == "setup"}
+    assert rows["abstract.calibration.groups_min"]["status"] == "adopted"            # the paper's 64
+    assert rows["abstract.calibration.groups_max"]["status"] == "differs"            # 1,024 is not the paper's 2,048
+    assert rows["fig_calibration_size.lcb_positive_at"]["verdict"] == "reproduced"   # a result: 128 is the paper's
+
+
+@given(rate=st.floats(0.0, 1.0), extra=st.floats(0.0, 1.0), delta=st.floats(0.001, 0.5))
+def test_a_false_selection_rate_is_resolved_below_delta_only_when_its_upper_bound_is(rate, extra, delta):
+    upper = min(1.0, rate + extra)
+    rel = below_delta(rate, upper, delta)
+    assert rel.holds == (rate <= delta) and rel.resolved == (upper <= delta)
+
+
+def test_a_restatement_keeps_the_unresolved_relation_of_its_table_row():
+    cid = "calibration.2048.false_selection_rate"            # restated as selector_axes_text...false_selection_rate_2048
+    paper = claims.claim(cid)
+    base = Row.compare("false selection", cid, paper, 0.0, 10 * paper,
+                       relation=Relation("false-selection rate <= delta", True, resolved=False))
+    assert base.verdict == "inconclusive"                    # the size agrees, the interval reaches past delta
+    restated = prose.prose_rows({cid: base}, VALUES)
+    again = next(r for r in restated if r.claim_id == "selector_axes_text.calibration.false_selection_rate_2048")
+    assert again.verdict == "inconclusive" and again.relation_resolved is False
+
+
+def test_result_counts_leave_out_settings_detail_rows_and_rows_without_a_claim_of_the_paper():
+    claim_row = Row.compare("certification", "calibration.64.certification_rate", 0.0)       # not reproduced
+    detail = claim_row.as_sensitivity()
+    setting = Row.setting("groups", "multi_action.2_actions.full.groups_per_stratum", 1024)
+    named = Row.same_text("selected arm", "full", "full", "tab:multi-action-selector (selected arm column)")
+    assert sfindings.result_counts([claim_row, detail, setting, named]) == Counter({"not reproduced": 1})

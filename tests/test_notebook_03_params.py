@@ -40,5 +40,9 @@ def test_small_run_writes_every_arm_and_table(tmp_path):
     assert set(results["tables"]) == {"proposition_3", "noise_transfer", "clipping", "physical_cost_frontier",
                                       "scalar_screen"}
     assert results["manifest"]["parameters"]["physical_budget"] == SMALL["physical_budget"]
+    # the budget is a setting of the paper's run: it differs here, and the reason says what sets it
+    budget = {r["claim id"]: r for r in results["paper_settings"]}["cost_frontier.independent.physical_calls"]
+    assert budget["status"] == "differs" and f"{SMALL['physical_budget']:,}" in budget["reason"]
+    assert set(results["findings"]["box"]) == {"holds", "does not hold", "impossible or open"}
     assert results["manifest"]["parameters"]["root_policy_floor"] == 1e-3
     assert results["manifest"]["parameters"]["noise_weights"] == "root_law"

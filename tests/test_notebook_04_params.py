@@ -68,3 +68,7 @@ def test_small_run_writes_the_three_action_fields(tmp_path):
     assert three["exact_contrast_variance_argmin"] == min(mpcv, key=mpcv.get)
     assert results["manifest"]["parameters"]["calibration_groups"] == SMALL["calibration_groups"]
     assert len(results["calibration_sweep"]) == 3 * len(SMALL["sweep_sizes"])
+    # the calibration size is a setting of the paper's run: it differs here, and the reason gives ours
+    groups = {r["claim id"]: r for r in results["paper_settings"]}["multi_action.3_actions.full.groups_per_stratum"]
+    assert groups["status"] == "differs" and "128" in groups["reason"]
+    assert set(results["findings"]["box"]) == {"holds", "does not hold", "impossible or open"}

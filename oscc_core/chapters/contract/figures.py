@@ -5,13 +5,15 @@ from oscc_core.reporting import claims
 
 
 def violations_figure(controls: dict, exact_change_pct: float):
-    """Bars: our change vs the independent arm with 95% intervals; diamonds: the paper; dashed: clean arm, exact."""
+    """Bars: our change vs the independent arm with 95% intervals (log scale of the variance ratio, so they are
+    asymmetric); diamonds: the paper; dashed: clean arm, exact."""
     import matplotlib.pyplot as plt
 
     names = list(controls)
     fig, ax = plt.subplots(figsize=(8, 3.6))
     ours = [controls[n]["variance_change_pct"] for n in names]
-    err = [1.96 * controls[n]["variance_change_pct_se"] for n in names]
+    err = [[ours[k] - controls[n]["variance_change_pct_low"] for k, n in enumerate(names)],
+           [controls[n]["variance_change_pct_high"] - ours[k] for k, n in enumerate(names)]]
     paper = [claims.claim(f"safety.{n}.apparent_variance_change") for n in names]
     y = range(len(names))
     ax.barh(y, ours, xerr=err, color="#4c72b0", alpha=0.8, label="ours (95% interval)")

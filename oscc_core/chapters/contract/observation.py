@@ -13,7 +13,11 @@ import numpy as np
 from oscc_core.engine.observation_audit import ObservationAudit, full_states, observation_audit
 from oscc_core.games import LEDUC, get_game
 
-__all__ = ["ObservationAudit", "full_states", "observation_audit", "observation_glue", "reachable_states"]
+__all__ = ["ObservationAudit", "full_states", "observation_audit", "observation_glue", "reachable_by_root",
+           "reachable_states"]
+
+#: The roots whose reachable states the chapter counts: player 0's first decision, player 1 after a check or a bet.
+AUDIT_ROOTS = ("", "1", "2")
 
 
 def reachable_states(game=LEDUC, root: str = "") -> int:
@@ -27,6 +31,11 @@ def reachable_states(game=LEDUC, root: str = "") -> int:
         if tree.parent[n] >= 0 and below[tree.parent[n]]:
             below[n] = True
     return int(below[game.infostates.node].sum())
+
+
+def reachable_by_root(game=LEDUC, roots=AUDIT_ROOTS) -> dict[str, int]:
+    """root -> information states that can occur at or after it (`reachable_states`)."""
+    return {root: reachable_states(game, root) for root in roots}
 
 
 def observation_glue(obs: ObservationAudit, obs_leak: ObservationAudit, key_leak: ObservationAudit,

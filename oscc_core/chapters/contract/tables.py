@@ -31,8 +31,9 @@ def controls_table(controls: dict) -> pd.DataFrame:
                           "decision": c["decision"], "rejected": f"{c['rejected']}/{c['groups']}",
                           "marginal shift": f"{c['marginal_shift']:+.4f} ± {c['marginal_shift_se']:.4f}",
                           "replay failure": round(c["replay_failure_rate"], 4),
-                          "variance change vs independent (%)":
-                              f"{c['variance_change_pct']:+.1f} ± {c['variance_change_pct_se']:.1f}",
+                          "variance change vs independent (%) [95%]":
+                              f"{c['variance_change_pct']:+.1f} [{c['variance_change_pct_low']:+.1f}, "
+                              f"{c['variance_change_pct_high']:+.1f}]",
                           "variance change vs clean full (%)": round(c["variance_change_vs_clean_pct"], 1)}
                          for n, c in controls.items()])
 
@@ -58,3 +59,8 @@ def verdict_glue(verdicts: pd.DataFrame) -> dict:
     """n_<verdict> -> how many comparison rows carry that verdict (every verdict, zeros too)."""
     counts = verdicts["verdict"].value_counts()
     return {f"n_{v.replace(' ', '_')}": int(counts.get(v, 0)) for v in claims.VERDICTS}
+
+
+def settings_glue(settings: list) -> dict:
+    """n_adopted, n_differs -> how many settings of the paper's run we adopt and how many differ."""
+    return {f"n_{s}": sum(r.verdict == s for r in settings) for s in claims.STATUSES}

@@ -4,10 +4,13 @@ A control breaks one condition on purpose (`engine.violations.CONTROLS`) on
 the groups of a clean run; beside the certificate's decision it measures the
 affected groups, the marginal shift of the branch returns (chips), the replay
 failure rate and the apparent change of the contrast variance against the
-independent arm (percent).  The admissible arms (`engine.arms.ARMS`) must all
+independent arm (percent, with a 95% interval computed on the log scale of
+the variance ratio).  The admissible arms (`engine.arms.ARMS`) must all
 be accepted.
 """
 from __future__ import annotations
+
+import math
 
 import torch
 
@@ -19,13 +22,19 @@ from oscc_core.engine.observation_audit import observation_audit
 from oscc_core.engine.violations import CONTROLS, Violation
 from oscc_core.exact.arm_moments import arm_moments
 
+#: The two-sided 95% normal quantile, for every normal and log-scale interval of the chapter.
+Z95 = 1.959963984540054
 
-def _variance_ratio(bad: dict, independent: dict) -> tuple[float, float]:
-    """Contrast-variance ratio faulty / independent and its delta-method standard error."""
+
+def _variance_ratio(bad: dict, independent: dict) -> tuple[float, float, float, float]:
+    """Contrast-variance ratio faulty / independent, its delta-method standard error, and its 95% interval on
+    the log scale: ratio * exp(+-Z95 se(log ratio)), with se(log ratio)^2 the sum of the two squared relative
+    standard errors (the two variance estimates treated as independent).  A ratio of variances is positive,
+    so its interval never reaches 0 (the change never reaches -100%)."""
     ratio = bad["contrast_var"] / independent["contrast_var"]
-    se = ratio * ((bad["contrast_var_se"] / bad["contrast_var"]) ** 2
-                  + (independent["contrast_var_se"] / independent["contrast_var"]) ** 2) ** 0.5
-    return ratio, se
+    rel = ((bad["contrast_var_se"] / bad["contrast_var"]) ** 2
+           + (independent["contrast_var_se"] / independent["contrast_var"]) ** 2) ** 0.5
+    return ratio, ratio * rel, ratio * math.exp(-Z95 * rel), ratio * math.exp(Z95 * rel)
 
 
 def violation_control(game, root: str, arm: str, n_groups: int, seed: int, violation: Violation,
@@ -39,7 +48,7 @@ def violation_control(game, root: str, arm: str, n_groups: int, seed: int, viola
     diff = (rb - rc).mean(1)
     shift, shift_se = float(diff.mean()), float(diff.std() / len(diff) ** 0.5)
     vb, vi, vc = contrast_var(bad.collection.returns), contrast_var(ind.returns), contrast_var(clean.collection.returns)
-    ratio, ratio_se = _variance_ratio(vb, vi)
+    ratio, ratio_se, ratio_low, ratio_high = _variance_ratio(vb, vi)
     replay_fail = bad.sealed_digest != clean.sealed_digest
     affected = replay_fail | (bad.address_digest != clean.address_digest)
     return {"name": violation.name, "condition": violation.condition, "expected_code": violation.expected_code,
@@ -51,6 +60,7 @@ def violation_control(game, root: str, arm: str, n_groups: int, seed: int, viola
             "contrast_var": vb["contrast_var"], "contrast_var_clean": vc["contrast_var"],
             "contrast_var_independent": vi["contrast_var"],
             "variance_change_pct": 100 * (ratio - 1), "variance_change_pct_se": 100 * ratio_se,
+            "variance_change_pct_low": 100 * (ratio_low - 1), "variance_change_pct_high": 100 * (ratio_high - 1),
             "variance_change_vs_clean_pct": 100 * (vb["contrast_var"] / vc["contrast_var"] - 1)}
 
 

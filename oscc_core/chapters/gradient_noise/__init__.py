@@ -8,5 +8,8 @@ units; return, gradient and update ratios against independent sampling,
 unitless), studies clipping, certifies OSCC-Select per own-card stratum,
 compares the arms at a matched budget of physical draws, runs a scalar
 clipped-surrogate screen (change of P(Call), a probability) and tabulates
-exact ratios for several constructions.
+exact ratios for several constructions.  The paper's relations (orderings of
+the arms) are resolved by the paired bootstrap (`relations`); the settings of
+the paper's runs get a status (`paper_settings`); `findings` writes the
+chapter's result box.
 """

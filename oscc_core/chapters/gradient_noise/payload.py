@@ -45,8 +45,10 @@ def _selection_record(selection: Selection) -> dict:
 
 
 def results_payload(geom: Geometry, audit: NoiseAudit, settings: list[UpdateSetting], main: str,
-                    selection: Selection, front: dict[str, FrontierArm], screen: dict, grid, tables) -> dict:
-    """Everything the notebook reports, JSON-ready."""
+                    selection: Selection, front: dict[str, FrontierArm], screen: dict, grid, tables,
+                    paper_settings: list, findings) -> dict:
+    """Everything the notebook reports, JSON-ready: the comparison tables, the settings of the paper's runs
+    (adopted or differs, apart from the results) and the chapter's findings."""
     arms = {}
     for a in ROW_ARMS:
         d = audit.data[a]
@@ -78,4 +80,6 @@ def results_payload(geom: Geometry, audit: NoiseAudit, settings: list[UpdateSett
         "exact_ratio_grid": grid.reset_index().to_dict(orient="records"),
         # the paper's wall-time rows are stored as "not compared", with their reason, for the claims ledger
         "tables": {k: rows_record(v) for k, v in tables.items()},
+        "paper_settings": rows_record(paper_settings),
+        "findings": findings.record(),
     }

@@ -73,8 +73,7 @@ def proposition3_rows(geom: Geometry, audit: NoiseAudit, tolerance: float = 1e-1
         lhs = audit.noise(arm) - audit.noise("independent")
         rhs = 2 * np.einsum("nij,rnij->rn", np.triu(np.ones_like(gram[0]), 1) * gram, cov - ref) @ audit.weights
         est = estimate(lhs - rhs, 0.0)
-        rows.append(Row.covers(f"Monte Carlo, {arm}: N̂ - N̂(ind) - 2 Σ<g_i,g_j> ΔĈov (diagonal sampling term)",
-                               PROPOSITION, est))
+        rows.append(Row.covers(f"Monte Carlo, {arm}: N̂ - N̂(ind) - 2 Σ<g_i,g_j> ΔĈov", PROPOSITION, est))
     if len(geom.actions) == 2:
         worst = 0.0
         for arm in PAPER_ARMS:

@@ -84,10 +84,22 @@ def frontier_values(front: dict[str, FrontierArm]) -> dict:
             "fr_noise_ind": front["independent"].noise.value, "fr_noise_select": front[SELECT].noise.value}
 
 
+def screen_sign_text(summary: dict) -> str:
+    """Which arms' seed intervals of the P(check) change lie above 0 (the rise the paper reports is decided)."""
+    above = [label for arm, label in (("full", "paired"), ("independent", "independent"))
+             if summary[arm]["low"] > 0]
+    if not above:
+        return "neither arm's interval lies above 0, so the rise is not decided"
+    if len(above) == 2:
+        return "both arms' intervals lie above 0, so the rise is decided"
+    return f"only the {above[0]} arm's interval lies above 0"
+
+
 def screen_values(summary: dict, groups: int, learning_rate: float) -> dict:
     return {"screen_groups": groups, "screen_lr": learning_rate,
             "screen_clip_fraction": summary["clipped_terms"] / summary["terms"],
-            "screen_full": summary["full"]["delta_p_mean"], "screen_ind": summary["independent"]["delta_p_mean"]}
+            "screen_full": summary["full"]["delta_p_mean"], "screen_ind": summary["independent"]["delta_p_mean"],
+            "screen_sign": screen_sign_text(summary)}
 
 
 def grid_values(grid) -> dict:

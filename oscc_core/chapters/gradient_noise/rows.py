@@ -7,6 +7,7 @@ from statistics import mean, stdev
 
 import numpy as np
 
+from oscc_core.chapters.gradient_noise import relations
 from oscc_core.chapters.gradient_noise.arms import LABELS, PAPER_KEY, ROW_ARMS, SELECT
 from oscc_core.chapters.gradient_noise.bootstrap import estimate
 from oscc_core.chapters.gradient_noise.frontier import FrontierArm
@@ -29,35 +30,30 @@ CLIPPING_ROWS = {"connectivity control": "connectivity_control", "behaviour-lag 
 ORDER_TEXT = " > ".join(PAPER_ARMS)   # the paper's ordering of the fixed arms
 
 
-def _lowest(est: Estimate, values: list[float], what: str) -> Relation:
-    """OSCC-Select has the lowest `what` (bold in the paper): ours is not above the lowest fixed arm (its
-    interval reaches down to it)."""
-    return Relation(f"OSCC-Select lowest {what} (interval reaches the lowest fixed arm)", est.low <= min(values))
+def _lowest(what: str, values: dict[str, np.ndarray]) -> Relation:
+    """OSCC-Select has the lowest `what` (bold in the paper): below every fixed arm (independent included), on the
+    estimates; resolved when every paired difference is resolved (`relations.lowest`)."""
+    return relations.lowest(f"OSCC-Select lowest {what}: below every fixed arm", values, SELECT, PAPER_ARMS)
 
 
-def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[dict]:
+def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[Row]:
     """tab:noise-transfer: return, gradient and update ratios, clip fraction and finite gradients per arm.
 
     Relations, as the paper's table states them: the fixed arms' ratios in the
     order independent (1) > root_only > continuation_only > full; OSCC-Select's
-    the lowest (bold), i.e. below 1 with an interval that reaches down to the
-    lowest fixed arm.  The independent ratio is 1 by definition and the clip
-    fractions describe optimizer support: no relation.
+    the lowest (bold).  Both are resolved by the paired bootstrap of the ratios
+    (`relations`).  The ratios are ratios of variances, compared as positive
+    quantities.  The independent ratio is 1 by definition and the clip fractions
+    describe optimizer support: no relation.
     """
     rows = []
     for q, col in (("return", "return_ratio"), ("gradient", "gradient_ratio"), ("update", "update_ratio")):
-        est = {a: audit.ratio(q, a, setting) for a in ROW_ARMS}
-        order = Relation(f"{q} ratio: {ORDER_TEXT}", in_paper_order({a: est[a].value for a in PAPER_ARMS}))
+        values = {a: audit.ratio_values(q, a, setting) for a in ROW_ARMS}
+        order = relations.ordering(f"{q} ratio: {ORDER_TEXT}", values, PAPER_ARMS)
         for a in ROW_ARMS:
-            if a == "independent":
-                rel = None
-            elif a == SELECT:
-                low = _lowest(est[a], [est[b].value for b in PAPER_ARMS], f"{q} ratio")
-                rel = Relation(f"{low.text}, < 1", low.holds and est[a].value < 1)
-            else:
-                rel = order
-            rows.append(Row.estimate(f"{LABELS[a]}: {q} ratio", f"noise_transfer.{PAPER_KEY[a]}.{col}", est[a],
-                                     rel))
+            rel = None if a == "independent" else _lowest(f"{q} ratio", values) if a == SELECT else order
+            rows.append(Row.estimate(f"{LABELS[a]}: {q} ratio", f"noise_transfer.{PAPER_KEY[a]}.{col}",
+                                     audit.ratio(q, a, setting), rel, positive=True))
     for a in ROW_ARMS:
         cf = estimate(audit.clip_fraction(a, setting))
         rows.append(Row.estimate(f"{LABELS[a]}: clip fraction", f"noise_transfer.{PAPER_KEY[a]}.clip_fraction", cf))
@@ -69,70 +65,95 @@ def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[dict]:
     return rows
 
 
+def update_variance_values(audit: NoiseAudit, arm: str, settings: list[str]) -> np.ndarray:
+    """[R+1] mean update noise U over a grid of settings (each replicate averaged the same way)."""
+    return np.mean([audit.update_noise(arm, s) for s in settings], axis=0)
+
+
 def update_variance(audit: NoiseAudit, arm: str, settings: list[str]) -> Estimate:
     """Mean update noise U over a grid of settings (replicates averaged the same way)."""
-    return estimate(np.mean([audit.update_noise(arm, s) for s in settings], axis=0))
+    return estimate(update_variance_values(audit, arm, settings))
 
 
-def clipping_rows(audit: NoiseAudit, groups: dict[str, list[str]], arm: str = "full") -> list[dict]:
+def clipping_rows(audit: NoiseAudit, groups: dict[str, list[str]], arm: str = "full") -> list[Row]:
     """tab:app-p1-clipping: ratio quantiles, clip-selected fraction, finite gradients, update variance.
 
     ``groups`` maps each paper row ("connectivity control", "behaviour-lag
     grid", ...) to the setting names pooled into it.  Update variance is the
-    coupled (`arm`) update noise averaged over the row's settings.
-    Relations, as the paper states them: the connectivity control is the
-    zero-clipping reference with the lowest update variance (bold); each
-    stress row activates clipping (> 0) and has a larger update variance than
-    the control.  The ratio quantiles declare none.  Finite gradients: the
-    paper prints a count of gradients that were all finite; a row reproduces
-    when all of ours are finite too.
+    coupled (`arm`) update noise averaged over the row's settings, compared as
+    a positive quantity.  Relations, as the paper states them: the
+    connectivity control is the zero-clipping reference (clip fraction 0,
+    resolved when no replicate departs from 0) with the lowest update variance
+    (bold: below every stress row, resolved by the paired differences); each
+    stress row activates clipping (> 0, resolved by its interval) and has a
+    larger update variance than the control (resolved by the paired
+    difference).  The ratio quantiles declare none and carry no interval.
+    Finite gradients: the paper prints a count of gradients that were all
+    finite; a row reproduces when all of ours are finite too.
     """
     rows = []
-    control = update_variance(audit, arm, groups["connectivity control"]).value
-    stressed = [update_variance(audit, arm, groups[k]).value for k in CLIPPING_ROWS if k != "connectivity control"]
+    uv = {k: update_variance_values(audit, arm, groups[label]) for label, k in CLIPPING_ROWS.items()}
+    stress = [k for k in uv if k != "connectivity_control"]
     for label, key in CLIPPING_ROWS.items():
         names = groups[label]
         ups = [audit.updates[a][s] for a in ("independent", arm) for s in names]
         lo, hi = ratio_quantiles(ups)
         rows.append(Row.quantile_pair(f"{label}: ratio quantiles (2.5%, 97.5%)", f"clipping.{key}.ratio_quantiles",
                                       lo, hi))
-        cf = estimate(np.mean([audit.clip_fraction(a, s) for a in ("independent", arm) for s in names], axis=0))
+        cf_values = np.mean([audit.clip_fraction(a, s) for a in ("independent", arm) for s in names], axis=0)
+        cf = estimate(cf_values)
         is_control = key == "connectivity_control"
-        clip = (Relation("clip-selected fraction = 0 (zero-clipping control)", cf.value == 0) if is_control
-                else Relation("clip-selected fraction > 0 (stress activates clipping)", cf.value > 0))
+        clip = (relations.zero("clip-selected fraction = 0 (zero-clipping control)", cf_values) if is_control
+                else Relation.side("clip-selected fraction > 0 (stress activates clipping)", cf.value, cf.low,
+                                   cf.high, above=0.0))
         rows.append(Row.estimate(f"{label}: clip-selected fraction", f"clipping.{key}.clip_selected_fraction", cf,
                                  clip))
         fin = sum(int(u.finite.sum()) for u in ups)
         tot = sum(len(u.finite) for u in ups)
         rows.append(Row.all_finite(f"{label}: finite gradients", f"clipping.{key}.finite_gradients", fin, tot))
-        uv = update_variance(audit, arm, names)
-        if is_control:
-            uv = Estimate(uv.value, uv.low, uv.high, audit.exact_noise(arm), uv.se)
-        rel = (Relation("update variance: control < every stress row", control < min(stressed)) if is_control
-               else Relation("update variance > connectivity control", uv.value > control))
-        rows.append(Row.estimate(f"{label}: update variance ({LABELS[arm]})", f"clipping.{key}.update_variance", uv,
-                                 rel))
+        est = estimate(uv[key], audit.exact_noise(arm) if is_control else None)
+        rel = (relations.lowest("update variance: control below every stress row", uv, key, stress) if is_control
+               else relations.above("update variance > connectivity control", uv[key], uv["connectivity_control"]))
+        rows.append(Row.estimate(f"{label}: update variance ({LABELS[arm]})", f"clipping.{key}.update_variance", est,
+                                 rel, positive=True))
     return rows
 
 
-def frontier_rows(front: dict[str, FrontierArm]) -> list[dict]:
-    """tab:physical-cost-frontier: calls, transitions, wall time (not compared), contrast variance, noise trace."""
+def frontier_rows(front: dict[str, FrontierArm], audit: NoiseAudit) -> list[Row]:
+    """tab:physical-cost-frontier: transitions, wall time (not compared), contrast variance and noise trace; the
+    budget of physical calls is a setting (`paper_settings.frontier_settings`).
+
+    The per-group contrast variance and noise trace are compared as positive quantities, each with its own
+    bootstrap interval at the matched budget.  Relations, as the paper's table states them: the fixed arms in the
+    order independent > root_only > continuation_only > full, OSCC-Select the lowest (bold); they hold on the
+    matched-cost estimates.  The matched-cost prefixes have different group counts and are bootstrapped arm by
+    arm, so they give no paired difference; the relations are resolved by the paired bootstrap of the same
+    per-group quantities on the noise audit's common groups (`audit`, `relations`).
+    """
     rows = []
-    order_v = Relation(f"contrast variance: {ORDER_TEXT}",
-                       in_paper_order({a: front[a].contrast_var.value for a in PAPER_ARMS}))
-    order_n = Relation(f"noise trace: {ORDER_TEXT}", in_paper_order({a: front[a].noise.value for a in PAPER_ARMS}))
+    paired = {"contrast variance": {a: audit.contrast_var(a) for a in ROW_ARMS},
+              "noise trace": {a: audit.noise(a) for a in ROW_ARMS}}
+    at_budget = {"contrast variance": {a: front[a].contrast_var.value for a in ROW_ARMS},
+                 "noise trace": {a: front[a].noise.value for a in ROW_ARMS}}
+
+    def relation(what: str, arm: str) -> Relation:
+        if arm == SELECT:
+            rel = _lowest(what, paired[what])
+            holds = all(at_budget[what][SELECT] < at_budget[what][b] for b in PAPER_ARMS)
+        else:
+            rel = relations.ordering(f"{what}: {ORDER_TEXT}", paired[what], PAPER_ARMS)
+            holds = in_paper_order({b: at_budget[what][b] for b in PAPER_ARMS})
+        return Relation(rel.text, holds, rel.resolved)
+
     for a in ROW_ARMS:
         f = front[a]
         key = f"cost_frontier.{PAPER_KEY[a]}"
-        rows.append(Row.compare(f"{LABELS[a]}: physical draws", f"{key}.physical_calls", f.draws, exact=None))
         rows.append(Row.compare(f"{LABELS[a]}: transitions", f"{key}.transitions", f.transitions))
         rows.append(Row.not_compared(f"{LABELS[a]}{WALL_TIME}", f"{key}.wall_time", WALL_TIME_REASON))
-        sel_v = _lowest(f.contrast_var, [front[b].contrast_var.value for b in PAPER_ARMS], "contrast variance")
-        sel_n = _lowest(f.noise, [front[b].noise.value for b in PAPER_ARMS], "noise trace")
         rows.append(Row.estimate(f"{LABELS[a]}: contrast variance", f"{key}.contrast_variance", f.contrast_var,
-                                 (sel_v if a == SELECT else order_v)))
+                                 relation("contrast variance", a), positive=True))
         rows.append(Row.estimate(f"{LABELS[a]}: gradient-noise trace", f"{key}.gradient_noise_trace", f.noise,
-                                 (sel_n if a == SELECT else order_n)))
+                                 relation("noise trace", a), positive=True))
     return rows
 
 
@@ -140,8 +161,10 @@ def frontier_rows(front: dict[str, FrontierArm]) -> list[dict]:
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
 
-def screen_rows(results: list[ScreenResult]) -> tuple[list[dict], dict]:
-    """The paper's scalar-screen prose: mean P(Call) change per arm (5-seed t interval), gradients, clipping."""
+def screen_rows(results: list[ScreenResult]) -> tuple[list[Row], dict]:
+    """The paper's scalar-screen prose: mean P(check) change per arm (t interval over the seeds), gradients,
+    clipping.  The paper prints a rise of the check probability (a positive change): the row declares
+    "mean change > 0", resolved only when the seed interval lies above 0."""
     out, summary = [], {}
     by_arm = {}
     for r in results:
@@ -153,7 +176,9 @@ def screen_rows(results: list[ScreenResult]) -> tuple[list[dict], dict]:
         half = T975.get(len(v) - 1, 1.96) * stdev(v) / math.sqrt(len(v)) if len(v) > 1 else float("nan")
         summary[arm] = {"delta_p_mean": m, "low": m - half, "high": m + half, "per_seed": v}
         out.append(Row.compare(f"{LABELS[arm]}: mean change of P(check) over the screen",
-                               f"text_bounded.scalar_screen.{label}.check_prob_delta", m, m - half, m + half))
+                               f"text_bounded.scalar_screen.{label}.check_prob_delta", m, m - half, m + half,
+                               relation=Relation.side("P(check) rises: mean change > 0", m, m - half, m + half,
+                                                      above=0.0)))
     grads = sum(r.gradients for r in results)
     ok = sum(r.finite_nonzero for r in results)
     clipped = sum(r.clipped_terms for r in results)

@@ -145,20 +145,28 @@ class NoiseAudit:
             return self.geom.exact_composite(self.selection)[1]
         return self.geom.exact_contrast_var(arm)
 
+    def ratio_values(self, quantity: str, arm: str, setting: str | None = None) -> np.ndarray:
+        """[R+1] rho_R ('return'), rho_G ('gradient') or rho_dtheta ('update', at `setting`) of arm over
+        independent: index 0 the estimate, then the paired bootstrap replicates (the same resampled groups for
+        every arm, so differences between arms are paired)."""
+        if quantity == "return":
+            return self.contrast_var(arm) / self.contrast_var("independent")
+        if quantity == "gradient":
+            return self.noise(arm) / self.noise("independent")
+        if quantity == "update":
+            return self.update_noise(arm, setting) / self.update_noise("independent", setting)
+        raise ValueError(f"unknown ratio {quantity!r}")
+
     def ratio(self, quantity: str, arm: str, setting: str | None = None) -> Estimate:
         """rho_R ('return'), rho_G ('gradient') or rho_dtheta ('update', at `setting`) of arm over independent."""
+        values = self.ratio_values(quantity, arm, setting)
         if quantity == "return":
-            num, den = self.contrast_var(arm), self.contrast_var("independent")
             ex = self.exact_contrast_var(arm) / self.exact_contrast_var("independent")
         elif quantity == "gradient":
-            num, den = self.noise(arm), self.noise("independent")
             ex = self.exact_noise(arm) / self.exact_noise("independent")
-        elif quantity == "update":
-            num, den = self.update_noise(arm, setting), self.update_noise("independent", setting)
-            ex = None
         else:
-            raise ValueError(f"unknown ratio {quantity!r}")
-        return estimate(num / den, ex)
+            ex = None
+        return estimate(values, ex)
 
 
 def run_audit(geom: Geometry, collections: dict, settings: list[UpdateSetting], selection: dict[int, str],

@@ -148,7 +148,8 @@ OTHER_ROOT_POLICIES = ("uniform", "cfr_plus")
 
 def other_root_policies(p, pool: Pool, exact: ExactRoot) -> tuple[list[dict], dict]:
     """The calibration groups of the three-action root rescored under the uniform, the CFR+ and the notebook's
-    root policy: per policy and stratum, the exact noise of each arm and the three selectors' choices.
+    root policy: per policy (its short label: a list-valued policy by its probabilities alone) and stratum, the
+    exact noise of each arm and the three selectors' choices.
 
     Returns the rows and the CFR+ policy's floored count and choices (for the prose).
     """
@@ -163,7 +164,7 @@ def other_root_policies(p, pool: Pool, exact: ExactRoot) -> tuple[list[dict], di
                         noise_weights=p.noise_weights)
         oracle = exact_selection(exact, pi)
         for z in exact.strata():
-            rows.append({"root policy": pi.label, "stratum": z,
+            rows.append({"root policy": pi.short, "stratum": z,
                          **{f"N({a})": exact.noise(a, pi, z) for a in PAPER_ARMS},
                          "OSCC-Select": cal.oscc[z], "RV-Select": cal.rv[z], "Oracle-Select": oracle[z]})
         if isinstance(value, str) and value == "cfr_plus":

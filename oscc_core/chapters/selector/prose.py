@@ -1,11 +1,11 @@
 """The selector claims the paper states in its abstract and prose, beside our values.
 
-A restatement of a table value reuses that table's row; a setup value (a
-size or a count) is compared with our parameter.
+A restatement of a table value reuses that table's row (its interval and its relation, resolved or not);
+a setting of the paper's run (an entry of kind ``setup``: a size or a count) is set beside our parameter as
+a `Row.setting`, adopted or differing with the reason; a result (the size at which the median bound turns
+positive) is compared by the verdict rule.
 """
 from __future__ import annotations
-
-from dataclasses import replace
 
 from oscc_core.reporting import claims
 from oscc_core.reporting.rows import Relation, Row
@@ -25,7 +25,7 @@ SETUP_CLAIMS = {
     "fig_action_support.groups_per_stratum": ("calibration groups per stratum", "groups_per_stratum"),
     "figures_table.action_support.groups_per_stratum": ("calibration groups per stratum", "groups_per_stratum"),
     "fig_calibration_size.group_counts": ("calibration sizes measured", "group_counts"),
-    "fig_calibration_size.lcb_positive_at": ("smallest size with a positive median full-arm bound", "lcb_positive_at"),
+    "fig_calibration_size.lcb_positive_at": ("first size with median full-arm LCB > 0", "lcb_positive_at"),
 }
 
 
@@ -48,9 +48,24 @@ def index_rows(*tables) -> dict:
     return {r["claim id"]: r for t in tables for r in t if r.get("claim id")}
 
 
+def setup_reason(ours, paper) -> str:
+    """Why one of our sizes differs from the paper's: the notebook's parameters set it."""
+    return f"the notebook's parameters give {claims.format_value(ours)} where the paper's run has " \
+           f"{claims.format_value(paper)}"
+
+
+def _restated(base: Row, cid: str) -> Row:
+    """The table row `base` compared with the restatement `cid` of its value (same quantity, interval and
+    relation); where the paper restates it, `by_source` shows."""
+    relation = None if base.relation is None else Relation(base.relation, bool(base.relation_holds),
+                                                           base.relation_resolved)
+    return Row.compare(base.quantity, cid, base.ours, *(base.interval or (None, None)), relation=relation,
+                       exact=base.exact)
+
+
 def prose_rows(index: dict, values: dict, section: str = SECTION) -> list[Row]:
-    """Every claim of `section` not already in a table: a setup claim (`SETUP_CLAIMS`) against `values`;
-    a restatement (same_as) reuses the table's row."""
+    """Every claim of `section` not already in a table: a setting of kind ``setup`` (`SETUP_CLAIMS`) against
+    `values`, a result of `SETUP_CLAIMS` by the verdict rule; a restatement (same_as) reuses the table's row."""
     out = []
     for cid, entry in claims.load_claims().items():
         if entry["section"] != section or cid in index:
@@ -58,11 +73,36 @@ def prose_rows(index: dict, values: dict, section: str = SECTION) -> list[Row]:
         if cid in SETUP_CLAIMS:
             quantity, key = SETUP_CLAIMS[cid]
             ours, relation = values[key]
-            out.append(Row.compare(quantity, cid, ours, relation=relation))
+            if entry["kind"] == "setup":
+                same = str(ours) == str(entry["value"])
+                out.append(Row.setting(f"{quantity} ({entry['source']})", cid, ours,
+                                       reason=None if same else setup_reason(ours, entry["value"])))
+            else:
+                out.append(Row.compare(quantity, cid, ours, relation=relation))
         elif entry.get("same_as") in index:
-            base = index[entry["same_as"]]
-            row = Row.compare(base["quantity"], cid, base["ours"], *(base.get("95% interval") or (None, None)),
-                              relation=base.declared_relation if isinstance(base, Row) else None,
-                              exact=base.get("exact"))
-            out.append(replace(row, quantity=f"{base['quantity']} (restated: {entry['source']})"))
+            out.append(_restated(index[entry["same_as"]], cid))
     return out
+
+
+def source_caption(source: str) -> str:
+    """A caption for the claims of one place in the paper: "abstract", "text:<section>", or a figure/table label."""
+    if source == "abstract":
+        return "Claims of the abstract"
+    if source.startswith("text:"):
+        return f"Claims of the text, section “{source[len('text:'):]}”"
+    return f"Claims of {source}"
+
+
+def by_source(rows: list[Row]) -> dict[str, list[Row]]:
+    """The rows grouped by where the paper states them (`source_caption` of their claim's source), in order of
+    first appearance."""
+    entries = claims.load_claims()
+    out: dict[str, list[Row]] = {}
+    for r in rows:
+        out.setdefault(source_caption(entries[r.claim_id]["source"]), []).append(r)
+    return out
+
+
+def split_settings(rows: list[Row]) -> tuple[list[Row], list[Row]]:
+    """(results, settings) of a list of rows: the settings have a status (adopted or differs), not a verdict."""
+    return [r for r in rows if not r.is_setting], [r for r in rows if r.is_setting]

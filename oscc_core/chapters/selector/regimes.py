@@ -9,7 +9,7 @@ calibration-size sweep.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -28,6 +28,11 @@ from .root_policy import RootPolicy
 from .sweep import sweep
 
 REGIMES = {"semantic": "positive", "relabelled": "near-zero", "antithetic": "negative"}
+
+
+def regime_name(mp: str) -> str:
+    """A map's regime with the map, e.g. "positive (semantic)": the head of its comparison rows' quantities."""
+    return f"{REGIMES[mp]} ({mp})"
 
 
 @dataclass
@@ -125,14 +130,15 @@ def regime_comparison(rows: list[dict], g1_norm2: float | None) -> list[Row]:
     Relations: contrast variance, covariance and noise on the same side of the independent arm as in
     the paper; the gain bound with the paper's sign (the selector's rule: full coupling when it is
     positive); the marginal difference within the paper's equivalence margin, 0.05 chips.  The
-    independent arm's own rows declare none.
+    independent arm's own rows declare none.  The held-out values and the calibration bounds carry no
+    interval here, so every relation's `resolved` stays None: it is decided on the point estimates alone.
     """
     by = {(r["map"], r["arm"]): r for r in rows}
     paper_ind = "selector_stress.positive.independent"
     out = []
     for (mp, arm), cid in REGIME_CLAIMS.items():
         r, ind = by[(mp, arm)], by[(mp, "independent")]
-        name = f"{r['regime']} ({mp}), {arm}"
+        name = f"{regime_name(mp)}, {arm}"
         coupled = arm != "independent"
 
         def side(col, ours_col, cid=cid, r=r, ind=ind, coupled=coupled, arm=arm):
@@ -156,14 +162,14 @@ def regime_comparison(rows: list[dict], g1_norm2: float | None) -> list[Row]:
                                exact=r["exact noise trace"]))
         paper_lcb = float(claims.claim(f"{cid}.simult_gain_lcb"))
         if not coupled:
-            out.append(Row.compare(f"{name}: gain LCB (the reference arm: 0 by definition)",
+            out.append(Row.compare(f"{name}: gain LCB (0 by definition)",
                                    f"{cid}.simult_gain_lcb", 0.0, exact=0.0))
         elif g1_norm2:
             lcb = max(r[k] for k in r if k.startswith("gain LCB")) / g1_norm2
             out.append(Row.compare(f"{name}: largest stratum gain LCB (chips^2)", f"{cid}.simult_gain_lcb", lcb,
                                    relation=Relation(f"gain LCB {'>' if paper_lcb > 0 else '<='} 0",
                                                      (paper_lcb > 0) == (lcb > 0))))
-        out.append(Row.compare(f"{name}: physical draws (calibration sample)", f"{cid}.physical_cost",
+        out.append(Row.compare(f"{name}: physical draws (calibration)", f"{cid}.physical_cost",
                                r["physical draws (calibration)"]))
     return out
 
@@ -175,9 +181,21 @@ def selection_claim_rows(regime_choices: list[dict]) -> list[dict]:
     """The paper's selected coupling per regime (a string in tab:selector-stress) beside OSCC-Select's."""
     out = []
     for r in regime_choices:
-        out.append(Row.same_text(f"{r['regime']} ({r['map']}): OSCC-Select's coupling", PAPER_REGIME_SELECTION[r["map"]],
+        out.append(Row.same_text(f"{regime_name(r['map'])}: OSCC-Select's coupling", PAPER_REGIME_SELECTION[r["map"]],
                                  r["OSCC-Select"], "tab:selector-stress (selected coupling column)",
                                  exact=r["Oracle-Select"]))
+    return out
+
+
+def by_regime(rows: list[Row]) -> dict[str, list[Row]]:
+    """The regime comparison rows per regime (`regime_name`, maps in `MAPS` order), each quantity without the
+    regime its table's caption names ("full: covariance")."""
+    out = {}
+    for mp in MAPS:
+        head = regime_name(mp)
+        part = [replace(r, quantity=r.quantity[len(head):].lstrip(",: ")) for r in rows if r.quantity.startswith(head)]
+        if part:
+            out[head] = part
     return out
 
 

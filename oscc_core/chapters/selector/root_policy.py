@@ -27,6 +27,12 @@ class RootPolicy:
     actions: list[str]
     probs: dict[str, np.ndarray]       # infostate string -> probabilities over the root's legal actions
     floored: int = 0                   # entries raised to the probability floor (then renormalised)
+    short_label: str = ""              # a table's row label (the probabilities alone), when shorter than `label`
+
+    @property
+    def short(self) -> str:
+        """The label a table row shows: `short_label` when there is one, else `label`."""
+        return self.short_label or self.label
 
     def jacobian(self, infostate: str) -> np.ndarray:
         """G(I) = diag(pi) - pi pi^T at one information state [m, m]."""
@@ -71,6 +77,7 @@ def resolve_root_policy(name: str, value, root: str, continuation, cfr_iteration
         p = np.asarray(value, dtype=np.float64)
         if np.all(p > 0) and abs(p.sum() - 1.0) <= 1e-9:
             label = "[" + ", ".join(f"{a} {x:g}" for a, x in zip(r.action_names, p)) + "]"
-            return RootPolicy(label, r.action_names, {s: p.copy() for s in strings})
+            short = "(" + ", ".join(f"{x:g}" for x in p) + ")"
+            return RootPolicy(label, r.action_names, {s: p.copy() for s in strings}, short_label=short)
     raise ParameterError(f"{name} must be 'uniform', 'cfr_plus' or a list of {m} positive probabilities summing to 1 "
                          f"over the legal actions {r.action_names} at root {root!r}, got {value!r}.")

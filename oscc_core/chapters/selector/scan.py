@@ -54,9 +54,11 @@ def scan_summary(scan):
 
 
 def scan_glue(scan) -> dict:
-    """Glue name -> value: grid size, how many policies differ, the smallest pi(Fold) among them, argmin counts."""
+    """Glue name -> value: grid size, how many policies differ, the smallest pi(Fold) among them, argmin counts,
+    and how many policies make continuation-only coupling the noise minimiser."""
     differ = scan["differ"]
     return {"scan_points": len(scan), "scan_differ": int(differ.sum()),
             "scan_differ_pct": 100 * float(differ.mean()),
             "scan_min_fold": float(scan.loc[differ, "pi(Fold)"].min()) if differ.any() else float("nan"),
-            "scan_argmins": ", ".join(f"{k} ({v})" for k, v in scan.groupby("noise argmin").size().items())}
+            "scan_argmins": ", ".join(f"{k} ({v})" for k, v in scan.groupby("noise argmin").size().items()),
+            "scan_continuation_only": int((scan["noise argmin"] == "continuation_only").sum())}

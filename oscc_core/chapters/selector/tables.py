@@ -24,6 +24,44 @@ def _rounded(records, index=None, drop=()):
     return frame if index is None else frame.set_index(index)
 
 
+def _grouped(frame, headers: dict):
+    """`frame` with two header rows: column -> (group, short name) from `headers`, in that order; a group's name
+    spans its columns, so each column's own header stays short."""
+    import pandas as pd
+
+    out = frame[list(headers)].copy()
+    out.columns = pd.MultiIndex.from_tuples(list(headers.values()))
+    return out
+
+
+#: The held-out table's columns under two header rows (units in the chapter's prose).
+SUPPORT_HEADERS = {"selected arm": ("", "selected arm"),
+                   "contrast variance (mean pairwise)": ("contrast variance", "estimate"),
+                   "exact contrast variance": ("contrast variance", "exact"),
+                   "gradient-noise trace": ("gradient-noise trace", "estimate"),
+                   "exact noise trace": ("gradient-noise trace", "exact"),
+                   "physical draws": ("physical draws", "calibration"),
+                   "held-out draws per group": ("physical draws", "per held-out group")}
+#: The other-root-policies table's columns: exact noise per arm, then each selector's choice.
+OTHERS_HEADERS = {"N(independent)": ("exact noise trace", "independent"),
+                  "N(root_only)": ("exact noise trace", "root-only"),
+                  "N(continuation_only)": ("exact noise trace", "continuation-only"),
+                  "N(full)": ("exact noise trace", "full"),
+                  "OSCC-Select": ("selected arm", "OSCC"), "RV-Select": ("selected arm", "RV"),
+                  "Oracle-Select": ("selected arm", "Oracle")}
+#: The calibration-size sweep in two tables: the certificate, then false selection and cost.
+SWEEP_HEADERS = ({"blocks": ("certificate", "blocks"), "radius r_n": ("certificate", "radius r_n"),
+                  "certification rate": ("certificate", "certification rate"),
+                  "median full gain LCB": ("certificate", "median full-arm LCB"),
+                  "noise regret": ("selection", "noise regret"), "modal selection": ("selection", "modal choice")},
+                 {"false-selection rate": ("false selection", "per decision"),
+                  "family-wise false-selection rate": ("false selection", "family-wise"),
+                  "family-wise false selections": ("false selection", "family-wise count"),
+                  "family-wise upper 95%": ("false selection", "family-wise upper 95%"),
+                  "physical draws": ("physical draws", "per repetition"),
+                  "physical draws per stratum and arm": ("physical draws", "per stratum and arm")})
+
+
 def policy_frame(policy: RootPolicy, exact: ExactRoot):
     """The root policy at each information state, with <g_Call, g_Raise> and the stratum (unrounded)."""
     out = []
@@ -49,11 +87,14 @@ def bounds_table(bounds: dict):
 
 
 def support_table(support: list[dict]):
-    return _rounded(support, ["action support", "row"], drop=["choice"])
+    """The held-out rows of both roots: the selected arm, contrast variance and noise (estimate and exact), and
+    the physical draws (on the calibration groups, and per held-out group)."""
+    return _grouped(_rounded(support, ["action support", "row"], drop=["choice"]), SUPPORT_HEADERS)
 
 
 def others_table(rows: list[dict]):
-    return _rounded(rows, ["root policy", "stratum"])
+    """Per root policy and stratum: the exact noise of each arm and the three selectors' choices."""
+    return _grouped(_rounded(rows, ["root policy", "stratum"]), OTHERS_HEADERS)
 
 
 def certificate_frame(cal: Calibration, exact: ExactRoot, policy: RootPolicy):
@@ -81,8 +122,14 @@ def choices_table(choices: list[dict]):
     return _frame(choices).set_index("regime")
 
 
-def sweep_table(rows: list[dict]):
-    return _rounded(rows, ["regime", "groups per stratum"], drop=["repetitions"])
+def sweep_tables(rows: list[dict]) -> list:
+    """The calibration-size sweep by regime (with its map) and groups per stratum, in two tables: the certificate
+    (blocks, radius, certification rate, median full-arm bound) with the regret and the modal choice; then false
+    selection (per decision, family-wise with its count and exact upper 95% bound) and the physical draws."""
+    frame = _frame(rows)
+    frame["regime"] = [f"{r} ({m})" for r, m in zip(frame["regime"], frame["map"])]
+    frame = round_frame(frame, fill_missing=False).set_index(["regime", "groups per stratum"])
+    return [_grouped(frame, headers) for headers in SWEEP_HEADERS]
 
 
 def sufficient_table(rows: list[dict]):
@@ -94,5 +141,17 @@ def scan_table(summary):
 
 
 def comparison_table(rows: list):
-    """Paper-beside-ours rows indexed by quantity."""
-    return comparison_frame(rows).set_index("quantity")
+    """Paper-beside-ours rows indexed by quantity; the optional columns empty in every row (most of ours carry
+    no interval) are left out."""
+    return comparison_frame(rows, drop_empty=True).set_index("quantity")
+
+
+def comparison_tables(groups: dict) -> list[tuple[str, object]]:
+    """One paper-beside-ours table per group (caption -> rows, e.g. `regimes.by_regime`): (caption, table)
+    pairs, the caption naming what the group's rows share (their quantities leave it out)."""
+    return [(caption, comparison_table(rows)) for caption, rows in groups.items()]
+
+
+def settings_table(rows: list):
+    """The settings of the paper's runs beside ours (status adopted or differs, with the reason), by quantity."""
+    return comparison_frame(rows, drop_empty=True).set_index("quantity")
