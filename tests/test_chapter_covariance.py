@@ -13,15 +13,23 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from oscc_core.chapters.covariance import (
     budget,
     constructions,
     coupling,
+    display,
     equivalence,
+    findings,
     identity,
+    pair_rows,
     paired_audit,
     parameters,
+    records,
+    seed_precision,
+    settings,
     strata,
 )
 from oscc_core.engine.arms import ARMS, PAPER_ARMS
@@ -29,7 +37,7 @@ from oscc_core.exact.arm_moments import Moments
 from oscc_core.method.stats import BootstrapMoments, Estimate
 from oscc_core.reporting import claims
 from oscc_core.reporting.params import ParameterError
-from oscc_core.reporting.rows import NO_PAPER
+from oscc_core.reporting.rows import NO_PAPER, Row
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -154,7 +162,8 @@ def test_equivalence_is_declared_only_when_the_90_percent_interval_lies_inside_t
 
 
 @pytest.mark.parametrize("low, high, verdict", [
-    (-0.04, 0.04, claims.REPRODUCED),         # the paper's 0.02049 lies in the 95% interval
+    (-0.04, 0.04, claims.REPRODUCED),         # the paper's 0.02049 lies in the 95% interval [-0.038, 0.038]
+    (-0.06, 0.06, claims.INCONCLUSIVE),       # it does, but the interval [-0.057, 0.057] leaves the margin 0.05
     (-0.04, 0.01, claims.PARTLY),             # interval excludes it, but the branch is equivalent
     (0.03, 0.20, claims.NOT_REPRODUCED),      # excludes it and is not equivalent at 0.05
 ])
@@ -188,7 +197,6 @@ def test_variance_identity_sides_are_the_exact_fractions_of_the_integer_sums(aud
     assert rec["contrast_var"] == float(var(d, d))
     assert (rec["var_i"], rec["var_j"], rec["cov_ij"]) == (float(var(r1, r1)), float(var(r2, r2)), float(var(r1, r2)))
     assert abs(rec["residual"]) < 1e-12
-    assert [row["verdict"] for row in rows] == [claims.REPRODUCED] * len(ARMS)
 
 
 class _Summary:
@@ -201,22 +209,34 @@ class _Summary:
         return self._summary
 
 
-def test_variance_identity_row_fails_when_the_residual_exceeds_the_papers_bound():
+def test_variance_identity_has_one_primary_row_the_largest_residual_and_fails_above_the_papers_bound():
+    # 6 + 6 - 2 * 1 = 10 exactly: the "exact" arm's residual is 0, the "off" arm's 4e-12 > the paper's 1e-12
     rows, records = identity.identity_rows({"exact": _Summary(10.0, [[6.0, 1.0], [1.0, 6.0]]),
                                             "off": _Summary(10.0 + 4e-12, [[6.0, 1.0], [1.0, 6.0]])}, (0, 1))
     assert records["exact"]["residual"] == 0.0
     assert records["off"]["residual"] == pytest.approx(4e-12, rel=0.01)
-    assert [r["verdict"] for r in rows] == [claims.REPRODUCED, claims.NOT_REPRODUCED]
+    primary = [r for r in rows if r.primary]
+    assert len(primary) == 1 and primary[0]["claim id"] == identity.IDENTITY_CLAIM
+    assert primary[0]["verdict"] == claims.NOT_REPRODUCED and primary[0]["ours"] == "4.00e-12"
+    detail = [r for r in rows if not r.primary]
+    assert [r["sensitivity of"] for r in detail] == [identity.IDENTITY_CLAIM] * 2
+    assert [r["verdict"] for r in detail] == [claims.REPRODUCED, claims.NOT_REPRODUCED]
 
 
 # --- comparison rows on constructed estimates ------------------------------------------------
 
-class _Pair:
-    """An audit stand-in with given independent and full estimates (chips^2)."""
+def est(value, half=0.5):
+    return Estimate(value, value - half, value + half, value, half / 2)
 
-    def __init__(self, full, independent, cov=None, valid=100, root=""):
+
+class _Pair:
+    """An audit stand-in of the independent and full arms with given estimates (chips^2; the ratio unitless)."""
+
+    def __init__(self, full, independent, cov=None, ratio=None, valid=100, root=""):
         self.full, self.independent, self.valid, self.root = full, independent, valid, root
-        self.cov = cov if cov is not None else Estimate(1.0, 0.5, 1.5, 1.0, 0.1)
+        self.cov = cov if cov is not None else est(1.0)
+        v = full.value / independent.value
+        self._ratio = ratio if ratio is not None else Estimate(v, v * 0.9, v * 1.1, v, 0.01)
 
     def contrast_var(self, arm):
         return self.full if arm == "full" else self.independent
@@ -225,26 +245,47 @@ class _Pair:
         return self.cov
 
     def ratio(self):
-        v = self.full.value / self.independent.value
-        return Estimate(v, v * 0.9, v * 1.1, v, 0.01)
-
-
-def est(value, half=0.5):
-    return Estimate(value, value - half, value + half, value, half / 2)
+        return self._ratio
 
 
 @pytest.mark.parametrize("full_by_class, verdict", [
-    ((19.0, 30.0, 30.0), claims.REPRODUCED),      # the paper's 19.0247 lies in the J interval [18.5, 19.5]
-    ((25.0, 30.0, 30.0), claims.PARTLY),          # in no interval, but paired < independent (40) in every class
-    ((25.0, 30.0, 45.0), claims.NOT_REPRODUCED),  # the direction fails for K
+    ((30.0, 19.0, 30.0), claims.REPRODUCED),       # 19.0247 lies in Q's interval [18.5, 19.5]
+    ((19.0, 30.0, 19.0), claims.PARTLY),           # in J's and K's only: Q, the declared reading, decides
+    ((30.0, 25.0, 45.0), claims.PARTLY),           # in no interval; Q keeps paired < independent (40)
+    ((45.0, 45.0, 30.0), claims.NOT_REPRODUCED),   # Q breaks the direction, whatever K does
 ])
-def test_private_card_row_is_reproduced_by_any_class_and_partly_by_direction_in_all(full_by_class, verdict):
+def test_private_card_a_takes_the_verdict_of_its_declared_reading_the_middle_card(full_by_class, verdict):
     assert claims.claim("strata.private_card_a.paired_variance") == pytest.approx(19.0247)
     card = {label: _Pair(est(v), est(40.0)) for label, v in zip("JQK", full_by_class)}
     row = strata.class_range_row("a", "paired_variance", "paired variance", card)
-    assert row["verdict"] == verdict
-    assert row["ours"] == f"{min(full_by_class):.4f} to {max(full_by_class):.4f}"
-    assert row["95% interval"] == (min(full_by_class) - 0.5, max(full_by_class) + 0.5)
+    assert (row["verdict"], row["reading"]) == (verdict, "own card Q")
+    assert [r["reading"] for r in row.readings] == ["own card Q", "own card J", "own card K"]
+    assert [r["ours"] for r in row.readings] == [full_by_class[1], full_by_class[0], full_by_class[2]]
+
+
+@pytest.mark.parametrize("full_by_class, verdict", [
+    ((30.0, 30.0, 18.0), claims.REPRODUCED),       # 17.8365 lies in K's interval [17.5, 18.5]
+    ((18.0, 18.0, 30.0), claims.PARTLY),           # in J's and Q's only: K, the declared reading, decides
+    ((18.0, 18.0, 45.0), claims.NOT_REPRODUCED),   # K breaks the direction (45 > 40), whatever J and Q do
+])
+def test_private_card_b_takes_the_verdict_of_its_declared_reading_the_strongest_card(full_by_class, verdict):
+    assert claims.claim("strata.private_card_b.paired_variance") == pytest.approx(17.8365)
+    card = {label: _Pair(est(v), est(40.0)) for label, v in zip("JQK", full_by_class)}
+    row = strata.class_range_row("b", "paired_variance", "paired variance", card)
+    assert (row["verdict"], row["reading"]) == (verdict, "own card K")
+    assert [r["reading"] for r in row.readings] == ["own card K", "own card J", "own card Q"]
+    assert [r["ours"] for r in row.readings] == [full_by_class[2], full_by_class[0], full_by_class[1]]
+
+
+def test_a_long_sensitivity_id_stands_as_a_mark_with_the_id_in_a_note_under_the_table():
+    cid = identity.IDENTITY_CLAIM                                   # 51 characters: too long for a narrow cell
+    rows = [Row.residual("largest", cid, 0.0), *(Row.residual(f"{arm}: residual", cid, 0.0).as_sensitivity()
+                                                 for arm in ("independent", "full"))]
+    frame = display.frame(rows)
+    assert frame.index.name == "quantity" and list(frame.index) == ["largest", "independent: residual",
+                                                                    "full: residual"]
+    assert list(frame["sensitivity of"]) == ["—", "s1", "s1"]
+    assert ("s1", "sensitivity of", cid) in frame.notes
 
 
 def test_budget_rows_compare_only_the_budgets_the_paper_reports():
@@ -252,11 +293,127 @@ def test_budget_rows_compare_only_the_budgets_the_paper_reports():
     rows = budget.budget_rows(audits)
     by_budget = {k: [r for r in rows if r["quantity"].startswith(f"budget {k}:")] for k in audits}
     assert [r["claim id"] for r in by_budget[4]] == [
-        "root_budget.private_card_group_b.pairs", "root_budget.private_card_group_b.paired_variance",
-        "root_budget.private_card_group_b.independent_variance", "root_budget.private_card_group_b.covariance",
-        "root_budget.private_card_group_b.variance_ratio"]
+        "root_budget.private_card_group_b.paired_variance", "root_budget.private_card_group_b.independent_variance",
+        "root_budget.private_card_group_b.covariance", "root_budget.private_card_group_b.variance_ratio"]
     assert [r["verdict"] for r in by_budget[2]] == [NO_PAPER] * 4
-    assert by_budget[1][0]["claim id"] == "root_budget.private_card_group_a.pairs"
+    assert by_budget[1][0]["claim id"] == "root_budget.private_card_group_a.paired_variance"
+
+
+def test_a_variance_whose_interval_reaches_zero_is_inconclusive_even_with_the_papers_value_inside():
+    # budget 1's paired variance: the paper's 18.9364 lies in [0, 40]; the direction holds (ratio [0.4, 0.6] < 1)
+    assert claims.claim("root_budget.private_card_group_a.paired_variance") == pytest.approx(18.9364)
+    reaching = _Pair(Estimate(20.0, 0.0, 40.0, 20.0, 10.0), est(40.0), ratio=Estimate(0.5, 0.4, 0.6, 0.5, 0.05))
+    inside = _Pair(Estimate(20.0, 1.0, 40.0, 20.0, 10.0), est(40.0), ratio=Estimate(0.5, 0.4, 0.6, 0.5, 0.05))
+    assert budget.budget_rows({1: reaching})[0]["verdict"] == claims.INCONCLUSIVE
+    assert budget.budget_rows({1: inside})[0]["verdict"] == claims.REPRODUCED
+
+
+@pytest.mark.parametrize("ratio, resolved", [((0.5, 0.4, 0.6), True), ((0.9, 0.8, 1.05), False)])
+def test_paired_below_independent_is_resolved_only_when_the_ratio_interval_lies_below_one(ratio, resolved):
+    a = _Pair(est(20.0), est(40.0), ratio=Estimate(*ratio, ratio[0], 0.05))
+    rel = pair_rows.pair_relation("paired_variance", a)
+    assert (rel.holds, rel.resolved) == (True, resolved)
+
+
+@pytest.mark.parametrize("interval, verdict", [((10.0, 12.0), claims.REPRODUCED), ((-0.5, 12.0), claims.INCONCLUSIVE)])
+def test_a_covariance_whose_interval_reaches_below_zero_does_not_resolve_covariance_above_zero(interval, verdict):
+    # the paper's budget-1 covariance 11.3236 lies in both intervals; only the first lies above 0
+    assert claims.claim("root_budget.private_card_group_a.covariance") == pytest.approx(11.3236)
+    a = _Pair(est(20.0), est(40.0), cov=Estimate(11.0, *interval, 11.0, 1.0))
+    cov = next(r for r in budget.budget_rows({1: a}) if r["claim id"] == "root_budget.private_card_group_a.covariance")
+    assert cov["verdict"] == verdict
+
+
+# --- the one-seed rule ------------------------------------------------------------------------
+
+T_975_4 = 2.7764451051977987     # Student's t quantile 0.975 with 4 degrees of freedom (statistical tables)
+
+
+def test_a_paper_seed_is_compared_with_the_prediction_interval_over_our_seeds_not_with_our_seed_of_that_label():
+    # our paired variances at the five seeds: 16, 18, 20, 22, 24 (each with a bootstrap interval of +- 0.5);
+    # the prediction interval for one more seed is 20 +- t * sd * sqrt(1 + 1/5), sd = sqrt(10)
+    seeds = (13, 17, 23, 29, 31)
+    audits = {s: _Pair(est(16.0 + 2 * i), est(40.0), ratio=Estimate(0.5, 0.45, 0.55, 0.5, 0.01))
+              for i, s in enumerate(seeds)}
+    row = next(r for r in seed_precision.seed_rows(audits) if r["claim id"] == "seed_precision.seed13.paired_variance")
+    half = T_975_4 * math.sqrt(10.0) * math.sqrt(1.2)
+    assert row["95% interval"] == pytest.approx((20.0 - half, 20.0 + half), rel=1e-9)
+    assert row["ours"] == 16.0                                  # our seed 13, shown beside the paper's
+    # the paper's 18.3921 lies outside our seed 13's own interval [15.5, 16.5] but inside the spread of seeds
+    assert row["verdict"] == claims.REPRODUCED
+
+
+def test_valid_groups_per_seed_are_exact_counts_of_the_groups_that_pass():
+    audits = {13: _Pair(est(20.0), est(40.0), valid=5120), 17: _Pair(est(20.0), est(40.0), valid=5119)}
+    rows = {r["claim id"]: r for r in seed_precision.seed_rows(audits)}
+    assert rows["seed_precision.seed13.valid_groups"]["verdict"] == claims.REPRODUCED
+    assert rows["seed_precision.seed17.valid_groups"]["verdict"] == claims.NOT_REPRODUCED
+
+
+# --- the ordering of the arms, resolved by paired differences -----------------------------------
+
+def constructed_arms(values: dict, noise: dict | None = None, covariances: dict | None = None,
+                     replicates: int = 1001) -> paired_audit.PairedAudit:
+    """A two-branch audit whose arm a has contrast variance values[a] (replicates values[a] + noise[a]) and
+    check-bet covariance covariances[a] (default 0): branch covariance [[v/2 + c, c], [c, v/2 + c]]."""
+    noise = noise or {}
+    covariances = covariances or {}
+
+    def matrix(v, c):
+        return np.array([[v / 2 + c, c], [c, v / 2 + c]])
+
+    cov, boot = {}, {}
+    for arm, v in values.items():
+        c = covariances.get(arm, 0.0)
+        reps = v + np.asarray(noise.get(arm, np.zeros(replicates)), dtype=float)
+        cov[arm] = matrix(v, c)
+        boot[arm] = np.stack([matrix(x, c) for x in reps])
+    zeros = {a: np.zeros((replicates, 2)) for a in values}
+    exact = {a: Moments(a, ["Call", "Raise"], np.zeros(2), cov[a]) for a in values}
+    return paired_audit.PairedAudit(root="", actions=["Call", "Raise"], pair=(0, 1), groups=100, valid=100,
+                                    budget=1, mean={a: np.zeros(2) for a in values}, cov=cov, exact=exact,
+                                    boot=BootstrapMoments(n=100, replicates=replicates, seed=0, purpose="t",
+                                                          mean=zeros, cov=boot))
+
+
+ORDERED = {"independent": 40.0, "root_only": 35.0, "continuation_only": 30.0, "full": 25.0, "policy_namespace": 40.0}
+
+
+def test_the_ordering_of_the_arms_is_unresolved_when_one_paired_difference_spans_zero():
+    # root_only's replicates spread over 35 +- 10: root_only - continuation_only runs over [-5, 15]
+    wide = constructed_arms(ORDERED, {"root_only": np.linspace(-10.0, 10.0, 1001)})
+    narrow = constructed_arms(ORDERED, {"root_only": np.linspace(-1.0, 1.0, 1001)})
+    assert (coupling.ordering(wide, "contrast_var").holds, coupling.ordering(wide, "contrast_var").resolved) == \
+        (True, False)
+    assert coupling.ordering(narrow, "contrast_var").resolved is True
+
+
+@given(st.lists(st.integers(-5, 5), min_size=4, max_size=4))
+def test_without_resampling_noise_the_ordering_is_resolved_exactly_when_the_values_strictly_decrease(values):
+    audit = constructed_arms(dict(zip(PAPER_ARMS, (40.0 + v for v in values))), replicates=11)
+    rel = coupling.ordering(audit, "contrast_var")
+    decreasing = all(x > y for x, y in zip(values, values[1:]))
+    assert rel.holds == decreasing and rel.resolved == decreasing
+
+
+def test_coupling_rows_are_partly_only_while_the_papers_ordering_holds_and_is_resolved():
+    ok = {r["claim id"]: r["verdict"] for r in coupling.coupling_rows(constructed_arms(ORDERED))}
+    swapped = {r["claim id"]: r["verdict"] for r in coupling.coupling_rows(
+        constructed_arms({**ORDERED, "root_only": 45.0}))}
+    assert ok["ablations.cp_grpo_full.variance"] == claims.PARTLY      # far from the paper's, ordering holds
+    assert swapped["ablations.cp_grpo_full.variance"] == claims.NOT_REPRODUCED
+    assert ok["ablations.policy_namespace.variance"] == claims.PARTLY  # same exact law as independent (40)
+
+
+def test_the_coupling_tables_compare_every_paper_printing_with_the_one_fixed_root_audit():
+    rows = coupling.coupling_rows(constructed_arms(ORDERED))
+    ours = {r["claim id"]: r["ours"] for r in rows}
+    for arm, v in ORDERED.items():
+        ids = [f"ablations.{coupling.ABLATION_NAMES[arm]}.variance"]
+        if arm in PAPER_ARMS:
+            ids += [f"coupling_factors.{coupling.PAPER_ARM_NAMES[arm]}.contrast",
+                    f"text_ablation.{coupling.PROSE_NAMES[arm]}.contrast_variance"]
+        assert [ours[i] for i in ids] == [v] * len(ids)
 
 
 class _Arms:
@@ -272,17 +429,6 @@ class _Arms:
         return est(100.0)
 
 
-def test_coupling_rows_lose_the_direction_when_the_papers_ordering_breaks():
-    ordered = {"independent": est(40.0), "root_only": est(35.0), "continuation_only": est(30.0),
-               "full": est(25.0), "policy_namespace": est(40.0)}
-    swapped = {**ordered, "root_only": est(45.0)}
-    ok = {r["quantity"]: r["verdict"] for r in coupling.coupling_rows(_Arms(ordered))}
-    broken = {r["quantity"]: r["verdict"] for r in coupling.coupling_rows(_Arms(swapped))}
-    assert ok["full: contrast variance"] == claims.PARTLY          # far from the paper's, ordering holds
-    assert broken["full: contrast variance"] == claims.NOT_REPRODUCED
-    assert ok["policy_namespace: contrast variance"] == claims.PARTLY   # 40 +- 0.5 contains independent's 40
-
-
 def test_coupling_steps_are_differences_of_contrast_variances():
     steps = coupling.coupling_steps(_Arms({"independent": est(40.0), "root_only": est(35.5),
                                            "continuation_only": est(31.0)}))
@@ -291,6 +437,70 @@ def test_coupling_steps_are_differences_of_contrast_variances():
     paper = {a: claims.claim(c) for a, c in (("independent", "main.independent.variance"),
                                              ("root_only", "ablations.root_only.variance"))}
     assert steps["paper_root_step"] == pytest.approx(paper["independent"] - paper["root_only"])
+
+
+# --- one primary row per claim, settings apart ---------------------------------------------------
+
+def test_a_claim_with_two_primary_rows_is_refused_and_a_sensitivity_row_is_not_counted():
+    a = Row.compare("a", "main.cp_grpo_paired.variance", 32.0, 31.0, 33.0)
+    b = Row.compare("b", "main.cp_grpo_paired.variance", 17.0, 16.0, 18.0)
+    with pytest.raises(ValueError, match="main.cp_grpo_paired.variance"):
+        records.one_primary_row({"fixed_root": [a], "cfr_plus_alternative": [b]})
+    assert records.one_primary_row({"fixed_root": [a], "cfr_plus_alternative": [b.as_sensitivity()]}) == \
+        {"main.cp_grpo_paired.variance": "fixed_root"}
+
+
+def test_the_cfr_plus_alternative_only_gives_sensitivity_rows_of_the_headline_claims():
+    rows = constructions.cfr_alternative_rows(constructed_arms(ORDERED))
+    assert all(not r.primary and "claim id" not in r for r in rows)
+    assert [r["sensitivity of"] for r in rows] == [
+        "main.independent.variance", "main.cp_grpo_paired.variance", "main_uncertainty.variance_ratio.cp_grpo_paired",
+        "main_uncertainty.check_bet_covariance.cp_grpo_paired"]
+
+
+def test_verdict_counts_count_primary_comparisons_only():
+    rows = [Row.compare("a", "main.cp_grpo_paired.variance", 18.0, 17.0, 19.0),                 # reproduced
+            Row.compare("b", "main.independent.variance", 30.0, 29.0, 31.0).as_sensitivity(),   # not counted
+            Row.setting("c", "main.independent.pairs", 100_000),                                # a status
+            Row.no_paper("d", 1.0)]
+    assert findings.verdict_counts({"t": rows}) == {claims.REPRODUCED: 1}
+
+
+PAPER_RUN = {"n_groups": 100_000, "seed": 13, "root": "", "continuation": "uniform", "cfr_iterations": 20,
+             "device": "cpu", "n_bootstrap": 50, "equivalence_margin": 0.05, "seeds": [13, 17, 23, 29, 31],
+             "seed_groups": 5120, "budgets": [1, 4, 8], "budget_groups": 25_600}
+#: The status of each setting under the paper's own parameters, by hand: what our run can set is adopted; the
+#: ablation's design (one seed, one root, every group in every arm) differs.
+EXPECTED_STATUS = {
+    "main.independent.pairs": "adopted", "main.cp_grpo_paired.pairs": "adopted",
+    "main_uncertainty.confidence_level": "adopted", "text_precision.equivalence_margin": "adopted",
+    "marginal_equivalence.check.equivalence_margin": "adopted", "marginal_equivalence.bet.equivalence_margin": "adopted",
+    "text_ablation.design.arms": "adopted", "text_ablation.design.seeds": "differs",
+    **{f"coupling_factors.{a}.{k}": "differs" for a in ("ind", "root_only", "stream_only", "cp_grpo")
+       for k in ("roots_per_seed", "logical_keys")},
+    **{f"ablations.{a}.pairs": "differs" for a in ("ind", "root_only", "continuation", "cp_grpo_full",
+                                                   "policy_namespace")},
+    "seed_precision.caption.seeds": "adopted", "seed_precision_text.seeds": "adopted",
+    "seed_precision.caption.valid_groups_per_seed": "adopted", "seed_precision_text.valid_groups_per_seed": "adopted",
+    **{f"root_budget.{r}.{k}": "adopted" for r in ("private_card_group_a", "private_card_group_b",
+                                                   "public_round_split") for k in ("budget", "pairs")},
+}
+
+
+def test_settings_under_the_papers_parameters_are_adopted_except_the_ablation_design(tmp_path):
+    p = parameters.validate({**PAPER_RUN, "output_dir": str(tmp_path)})
+    rows = settings.setting_rows(p)
+    assert {r["claim id"]: r["status"] for r in rows} == EXPECTED_STATUS
+    assert all("verdict" not in r and claims.claim_entry(r["claim id"])["kind"] == "setup" for r in rows)
+
+
+def test_a_setting_our_run_changes_differs_and_names_our_value(tmp_path):
+    p = parameters.validate({**PAPER_RUN, "output_dir": str(tmp_path), "seed_groups": 512, "budgets": [1, 2]})
+    rows = {r["claim id"]: r for r in settings.setting_rows(p)}
+    changed = rows["seed_precision.caption.valid_groups_per_seed"]
+    assert (changed["status"], changed["ours"]) == ("differs", 512) and "512" in changed["reason"]
+    assert rows["root_budget.private_card_group_a.pairs"]["status"] == "adopted"
+    assert "root_budget.private_card_group_b.budget" not in rows          # budget 4 is not run
 
 
 # --- constructions ------------------------------------------------------------------------

@@ -1,8 +1,12 @@
-"""notebooks/02_covariance.ipynb: bad parameters stop it with one sentence; a small run writes its results."""
+"""notebooks/02_covariance.ipynb: bad parameters stop it with one sentence; a small run writes its results, with
+one primary row per claim id and every setting of the paper's runs as a status."""
 import json
+from collections import Counter
 
 import pytest
 from notebook_runs import assert_stops_naming, run_notebook
+
+from oscc_core.reporting import claims
 
 STEM = "02_covariance"
 ARMS = ("independent", "root_only", "continuation_only", "full", "policy_namespace")
@@ -10,6 +14,26 @@ ARM_FIELDS = ("groups", "valid_groups", "contrast_mean", "contrast_var", "contra
               "branch_vars", "exact_contrast_var", "logical_keys", "physical_draws")
 SMALL = {"n_groups": 2_000, "n_bootstrap": 50, "seeds": [13, 17], "seed_groups": 512, "budgets": [1, 2],
          "budget_groups": 512, "cfr_iterations": 20}
+
+
+@pytest.fixture(scope="module")
+def small_results(tmp_path_factory):
+    """The results file of one small run of the notebook."""
+    out = tmp_path_factory.mktemp("covariance")
+    run_notebook(STEM, out, **SMALL)
+    return json.loads((out / "results" / "02_covariance.json").read_text())
+
+
+def records(obj):
+    """Every comparison record (a dict naming a claim as "claim id" or "sensitivity of") in a results tree."""
+    if isinstance(obj, dict):
+        if "claim id" in obj or "sensitivity of" in obj:
+            yield obj
+        for value in obj.values():
+            yield from records(value)
+    elif isinstance(obj, list):
+        for value in obj:
+            yield from records(value)
 
 
 @pytest.mark.parametrize("parameters, name", [
@@ -21,12 +45,34 @@ def test_bad_parameter_stops_the_notebook_naming_it(tmp_path, parameters, name):
     assert_stops_naming(STEM, tmp_path, name, **parameters)
 
 
-def test_small_run_writes_every_arm_with_its_fields(tmp_path):
-    run_notebook(STEM, tmp_path, **SMALL)
-    results = json.loads((tmp_path / "results" / "02_covariance.json").read_text())
-    assert set(results["arms"]) == set(ARMS)
+def test_small_run_writes_every_arm_with_its_fields(small_results):
+    assert set(small_results["arms"]) == set(ARMS)
     for arm in ARMS:
-        missing = [f for f in ARM_FIELDS if f not in results["arms"][arm]]
+        missing = [f for f in ARM_FIELDS if f not in small_results["arms"][arm]]
         assert not missing, f"{arm} lacks {missing}"
-        assert results["arms"][arm]["groups"] == SMALL["n_groups"]
-    assert results["manifest"]["parameters"]["n_groups"] == SMALL["n_groups"]
+        assert small_results["arms"][arm]["groups"] == SMALL["n_groups"]
+    assert small_results["manifest"]["parameters"]["n_groups"] == SMALL["n_groups"]
+
+
+def test_every_claim_id_has_exactly_one_primary_row_in_the_results_file(small_results):
+    body = {k: v for k, v in small_results.items() if k != "manifest"}
+    primary = Counter(r["claim id"] for r in records(body) if r.get("claim id") in claims.load_claims())
+    assert [cid for cid, n in primary.items() if n > 1] == []
+    # the headline claims the CFR+ alternative also measures are the fixed-root audit's
+    assert body["cfr_plus_alternative"] and all("claim id" not in r for r in body["cfr_plus_alternative"])
+    full = next(r for r in records(body) if r.get("claim id") == "main.cp_grpo_paired.variance")
+    assert full["ours"] == body["arms"]["full"]["contrast_var"]
+
+
+def test_every_row_of_a_setting_has_a_status_and_every_other_row_a_verdict(small_results):
+    body = {k: v for k, v in small_results.items() if k != "manifest"}
+    kinds = {cid: e["kind"] for cid, e in claims.load_claims().items()}
+    named = [r for r in records(body) if r.get("claim id") in kinds]
+    settings = [r for r in named if kinds[r["claim id"]] == "setup"]
+    assert settings and all("status" in r and "verdict" not in r for r in settings)
+    assert all("verdict" in r and "status" not in r for r in named if kinds[r["claim id"]] != "setup")
+
+
+def test_the_results_file_keeps_the_chapters_findings(small_results):
+    f = small_results["findings"]
+    assert set(f["box"]) == {"holds", "does not hold", "impossible or open"} and 2 <= len(f["landing"]) <= 3

@@ -4,7 +4,11 @@ The package computes what ``notebooks/02_covariance.ipynb`` reports: the
 contrast variance Var(R_1 - R_2) of every coupling arm with its paired
 root-bootstrap interval and exact value, the marginal-equivalence test, the
 variance identity, the 2x2 coupling ablation, the seed, stratum and budget
-tables, and the exact constructions that measure how the reduction moves with
-the continuation policy.  Units: returns and means in chips, variances and
-covariances in chips^2, ratios unitless, reductions in percent.
+tables, the exact constructions that measure how the reduction moves with
+the continuation policy, the settings of the paper's runs (`settings`), the
+paper numbers it does not compare (`not_compared`) and the chapter's
+findings (`findings`).  Every paper table is compared with one construction,
+the fixed-root audit; alternative constructions give sensitivity rows only.
+Units: returns and means in chips, variances and covariances in chips^2,
+ratios unitless, reductions in percent.
 """

@@ -7,7 +7,7 @@ tab:app-p1-root-budget, matched to the paper's rows by budget.
 """
 from __future__ import annotations
 
-from oscc_core.chapters.covariance.pair_rows import PAIR_QUANTITIES, pair_estimates, pair_relation, row
+from oscc_core.chapters.covariance.pair_rows import PAIR_QUANTITIES, POSITIVE, pair_estimates, pair_relation, row
 from oscc_core.chapters.covariance.paired_audit import HEADLINE_ARMS, PairedAudit, paired_audit
 from oscc_core.reporting.rows import Row
 
@@ -23,13 +23,14 @@ def budget_audits(root: str, budgets, n_groups: int, seed: int, continuation, de
 
 
 def budget_rows(audits: dict[int, PairedAudit]) -> list[Row]:
-    """tab:app-p1-root-budget, matched to the paper's rows by budget (per-rollout-mean scale)."""
+    """tab:app-p1-root-budget, matched to the paper's rows by budget (per-rollout-mean scale); a budget the paper
+    does not report gets rows without a paper value.  The budgets and pair counts are settings
+    (`settings.setting_rows`); variances and ratios are positive by definition (`pair_rows` docstring)."""
     rows = []
     for k, a in audits.items():
         label = BUDGET_ROWS.get(k)
-        if label:
-            rows.append(Row.count(f"budget {k}: pairs", f"root_budget.{label}.pairs", a.valid))
         for q, text in PAIR_QUANTITIES:
             cid = f"root_budget.{label}.{q}" if label else None
-            rows.append(row(f"budget {k}: {text}", cid, pair_estimates(a)[q], pair_relation(q, a)))
+            rows.append(row(f"budget {k}: {text}", cid, pair_estimates(a)[q], pair_relation(q, a),
+                            positive=q in POSITIVE))
     return rows

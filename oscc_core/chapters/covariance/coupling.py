@@ -1,12 +1,16 @@
 """Coupling factors: the 2x2 ablation (root reuse x continuation coupling) and the stream ledger.
 
 `coupling_rows` compares every arm's contrast variance and check-bet
-covariance (chips^2) with tab:app-p1-coupling-factors and
-tab:app-p1-ablations; `coupling_steps` gives the variance each factor removes
-alone (chips^2); `ledger_frame` counts the stream keys and uniforms each arm
-consumes.
+covariance (chips^2) with tab:app-p1-coupling-factors, tab:app-p1-ablations
+and the ablation prose, all with ONE construction: the fixed-root audit (the
+run's root, seed and continuation, every arm on the same groups);
+`coupling_steps` gives the variance each factor removes alone (chips^2);
+`ledger_frame` counts the stream keys and uniforms each arm consumes.
 """
 from __future__ import annotations
+
+import math
+from itertools import combinations
 
 from oscc_core.chapters.covariance.pair_rows import PAPER_ARM_VARIANCE, row
 from oscc_core.chapters.covariance.paired_audit import PairedAudit
@@ -14,46 +18,66 @@ from oscc_core.engine.arms import ARMS, PAPER_ARMS, in_paper_order
 from oscc_core.reporting import claims
 from oscc_core.reporting.rows import Relation, Row
 
-#: Per arm, the paper's (contrast variance, covariance) claim ids; the namespace ablation has no covariance.
-COUPLING_CLAIMS = {
-    "independent": ("ablations.ind.variance", "coupling_factors.ind.covariance"),
-    "root_only": ("ablations.root_only.variance", "coupling_factors.root_only.covariance"),
-    "continuation_only": ("ablations.continuation.variance", "coupling_factors.stream_only.covariance"),
-    "full": ("ablations.cp_grpo_full.variance", "coupling_factors.cp_grpo.covariance"),
-    "policy_namespace": ("ablations.policy_namespace.variance", None),
-}
 #: The paper's name of each paper arm in its coupling-factor table.
 PAPER_ARM_NAMES = {"independent": "ind", "root_only": "root_only", "continuation_only": "stream_only",
                    "full": "cp_grpo"}
+#: The paper's name of each arm in its ablation table (the namespace ablation included).
+ABLATION_NAMES = {"independent": "ind", "root_only": "root_only", "continuation_only": "continuation",
+                  "full": "cp_grpo_full", "policy_namespace": "policy_namespace"}
+#: The paper's name of each paper arm in its ablation prose.
+PROSE_NAMES = {"independent": "independent", "root_only": "root_only", "continuation_only": "continuation_only",
+               "full": "cp_grpo_full"}
 #: The arm each single factor is measured on: (arm, glue key of the variance it removes).
 FACTOR_STEPS = (("root_only", "root_step"), ("continuation_only", "cont_step"))
 
 
-def coupling_rows(audit: PairedAudit) -> list[Row]:
-    """tab:app-p1-coupling-factors and tab:app-p1-ablations: contrast variance and covariance per arm.
+def ordering(audit, quantity: str, decreasing: bool = True) -> Relation:
+    """The paper's ordering of the four arms along `PAPER_ARMS` for `quantity` ("contrast_var", decreasing;
+    "covariance", increasing).  Holds on our point estimates; resolved when, for every pair of arms, the paired
+    bootstrap interval of their difference (`PairedAudit.difference`) lies on the stated side of 0."""
+    values = {a: getattr(audit, quantity)(a).value for a in PAPER_ARMS}
+    sign = " > " if decreasing else " < "
+    name = "variance" if quantity == "contrast_var" else "covariance"
+    resolved = True
+    for a, b in combinations(PAPER_ARMS, 2):          # a comes before b in the paper's order
+        d = audit.difference(quantity, a, b)
+        resolved &= d.low > 0 if decreasing else d.high < 0
+    return Relation(f"{name}: " + sign.join(PAPER_ARMS), in_paper_order(values, decreasing), resolved)
 
-    Relations, as the paper's tables order the arms: contrast variance
-    independent > root_only > continuation_only > full, covariance in the
-    reverse order; the policy-namespace ablation (a policy-randomness check)
-    has the independent arm's variance: its interval contains the independent
-    arm's exact value.
-    """
+
+def namespace_relation(audit) -> Relation:
+    """The namespace ablation changes nothing: its exact contrast variance is the independent arm's (decided by
+    enumeration, so resolved when the two exact values are equal) and our interval covers it."""
+    v, ind = audit.contrast_var("policy_namespace"), audit.contrast_var("independent")
+    same_law = math.isclose(v.exact, ind.exact, rel_tol=1e-12)
+    return Relation("policy_namespace variance = independent variance (same exact law; our interval covers it)",
+                    same_law and v.low <= ind.exact <= v.high, same_law)
+
+
+def coupling_rows(audit: PairedAudit) -> list[Row]:
+    """tab:app-p1-coupling-factors (contrast and covariance per arm), tab:app-p1-ablations (variance per arm,
+    the namespace ablation included) and the ablation prose, all from the fixed-root audit `audit`.
+
+    Relations, as the paper's tables order the arms: contrast variance independent > root_only >
+    continuation_only > full, covariance in the reverse order, each resolved by the paired intervals of every
+    difference; the policy-namespace ablation has the independent arm's exact law.  Variances are positive by
+    definition (`pair_rows` docstring)."""
     v = {a: audit.contrast_var(a) for a in ARMS}
-    c = {a: audit.covariance(a) for a in ARMS}
-    var_order = Relation("variance: " + " > ".join(PAPER_ARMS),
-                         in_paper_order({a: v[a].value for a in PAPER_ARMS}))
-    cov_order = Relation("covariance: " + " < ".join(PAPER_ARMS),
-                         in_paper_order({a: c[a].value for a in PAPER_ARMS}, decreasing=False))
+    var_order, cov_order = ordering(audit, "contrast_var"), ordering(audit, "covariance", decreasing=False)
     rows = []
+    for arm in PAPER_ARMS:
+        p = PAPER_ARM_NAMES[arm]
+        rows.append(row(f"coupling factors, {arm}: contrast variance", f"coupling_factors.{p}.contrast", v[arm],
+                        var_order, positive=True))
+        rows.append(row(f"coupling factors, {arm}: covariance", f"coupling_factors.{p}.covariance",
+                        audit.covariance(arm), cov_order))
     for arm in ARMS:
-        var_id, cov_id = COUPLING_CLAIMS[arm]
-        if arm == "policy_namespace":
-            rel = Relation("policy_namespace variance = independent variance (interval covers its exact value)",
-                           v[arm].low <= v["independent"].exact <= v[arm].high)
-        else:
-            rel = var_order
-        rows.append(row(f"{arm}: contrast variance", var_id, v[arm], rel))
-        rows.append(row(f"{arm}: covariance", cov_id, c[arm], cov_order if cov_id else None))
+        rel = namespace_relation(audit) if arm == "policy_namespace" else var_order
+        rows.append(row(f"ablations, {arm}: contrast variance", f"ablations.{ABLATION_NAMES[arm]}.variance",
+                        v[arm], rel, positive=True))
+    for arm in PAPER_ARMS:
+        rows.append(row(f"ablation prose, {arm}: contrast variance",
+                        f"text_ablation.{PROSE_NAMES[arm]}.contrast_variance", v[arm], var_order, positive=True))
     return rows
 
 

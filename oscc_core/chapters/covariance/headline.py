@@ -13,44 +13,74 @@ from oscc_core.reporting.rows import Relation, Row
 
 
 def fixed_root_rows(audit: PairedAudit) -> list[Row]:
-    """tab:main, tab:main-uncertainty and the branch-mean prose of 'Return-contrast precision'.
+    """tab:main, tab:main-uncertainty and the 'Return-contrast precision' prose: the audit's group counts
+    (`audit_check_rows`), then the estimates (`estimate_rows`)."""
+    return audit_check_rows(audit) + estimate_rows(audit)
 
-    Relations, as the paper states them: the paired (full) variance and SD are the lower ones (bold in
-    tab:main), the ratio is below 1, the reduction positive, the coupled covariance positive.  The contrast
-    means and the independent arm's covariance are descriptive in the paper: no relation, never partly.
-    """
-    ind_v, full_v = audit.contrast_var("independent"), audit.contrast_var("full")
-    lower = lower_variance(audit)
-    lower_sd = Relation("full SD < independent SD",
-                        audit.contrast_sd("full").value < audit.contrast_sd("independent").value)
-    ind_m, full_m = audit.contrast_mean("independent"), audit.contrast_mean("full")
-    rows = [
-        Row.count("independent: pairs", "main.independent.pairs", audit.valid),
-        Row.count("full: pairs", "main.cp_grpo_paired.pairs", audit.valid),
+
+def audit_check_rows(audit: PairedAudit) -> list[Row]:
+    """The group counts the paper prints for the audit: failed or filtered groups, valid groups (every arm
+    passes every audit predicate) and each arm's groups emitted; exact counts, checks rather than settings (a
+    failed group would lower them)."""
+    return [
         Row.count("failed or filtered groups (all arms)", "text_precision.both_arms.failed_or_filtered_groups",
                   audit.groups - audit.valid, 0),
+        Row.count("valid groups (all arms)", "learning_boundary.fixed_root.valid_groups", audit.valid),
+        *groups_emitted_rows(audit),
+    ]
+
+
+def estimate_rows(audit: PairedAudit) -> list[Row]:
+    """Means, variances, SDs, ratio, reduction, covariances and branch means of the independent and full arms.
+
+    Relations, as the paper states them, each resolved by our paired bootstrap intervals: the paired (full)
+    variance and SD are the lower ones (bold in tab:main; resolved when the ratio's interval lies below 1),
+    the ratio is below 1, the reduction positive, the coupled covariance positive.  The contrast means and the
+    independent arm's covariance are descriptive in the paper: no relation, never partly.  Variances, SDs and
+    the ratio are positive by definition (`pair_rows` docstring).  The group counts per arm of tab:main are
+    settings (`settings.setting_rows`).
+    """
+    ind_v, full_v = audit.contrast_var("independent"), audit.contrast_var("full")
+    ratio, reduction = audit.ratio(), audit.reduction()
+    lower = lower_variance(audit)
+    lower_sd = lower_variance(audit, "full SD < independent SD")
+    ind_m, full_m = audit.contrast_mean("independent"), audit.contrast_mean("full")
+    rows = [
         row("independent: contrast mean", "main.independent.reported_mean", ind_m),
         row("full: contrast mean", "main.cp_grpo_paired.reported_mean", full_m),
-        row("independent: contrast variance", "main.independent.variance", ind_v, lower),
+        row("independent: contrast variance", "main.independent.variance", ind_v, lower, positive=True),
         row("full: contrast variance", "main.cp_grpo_paired.variance", full_v, lower,
-            "main_uncertainty.contrast_variance.interval"),
-        row("independent: contrast SD", "main.independent.sd", audit.contrast_sd("independent"), lower_sd),
-        row("full: contrast SD", "main.cp_grpo_paired.sd", audit.contrast_sd("full"), lower_sd),
-        row("variance ratio full / independent", "main_uncertainty.variance_ratio.cp_grpo_paired",
-            audit.ratio(), Relation("variance ratio full / independent < 1", audit.ratio().value < 1),
-            "main_uncertainty.variance_ratio.interval"),
-        row("variance reduction (%)", "main.caption.variance_reduction", audit.reduction(),
-            Relation("variance reduction > 0", audit.reduction().value > 0)),
+            "main_uncertainty.contrast_variance.interval", positive=True),
+        row("independent: contrast SD", "main.independent.sd", audit.contrast_sd("independent"), lower_sd,
+            positive=True),
+        row("full: contrast SD", "main.cp_grpo_paired.sd", audit.contrast_sd("full"), lower_sd, positive=True),
+        row("variance ratio full / independent", "main_uncertainty.variance_ratio.cp_grpo_paired", ratio,
+            Relation.side("variance ratio full / independent < 1", ratio.value, ratio.low, ratio.high, below=1.0),
+            "main_uncertainty.variance_ratio.interval", positive=True),
+        row("variance reduction (%)", "main.caption.variance_reduction", reduction,
+            Relation.side("variance reduction > 0", reduction.value, reduction.low, reduction.high, above=0.0)),
     ]
     ind_c, full_c = audit.covariance("independent"), audit.covariance("full")
     rows += [
         row("independent: check-bet covariance", "main_uncertainty.check_bet_covariance.independent", ind_c),
         row("full: check-bet covariance", "main_uncertainty.check_bet_covariance.cp_grpo_paired", full_c,
-            Relation("full covariance > 0", full_c.value > 0), "main_uncertainty.check_bet_covariance.interval"),
+            Relation.side("full covariance > 0", full_c.value, full_c.low, full_c.high, above=0.0),
+            "main_uncertainty.check_bet_covariance.interval"),
     ]
     if audit.actions == list(PAPER_BRANCH):
         rows += branch_mean_rows(audit)
     return rows
+
+
+def groups_emitted_rows(audit: PairedAudit) -> list[Row]:
+    """The paper's 'groups emitted' of each arm ('100000/100000'): our groups that pass every audit predicate
+    out of the groups collected, an exact count (a check, not a setting: a failed group would lower it)."""
+    out = []
+    for arm, label in (("full", "cp_grpo"), ("independent", "independent")):
+        s = audit.collections[arm].summary()
+        out.append(Row.fraction(f"{arm}: groups emitted", f"text_precision.{label}.groups_emitted",
+                                s["valid_groups"], s["groups"]))
+    return out
 
 
 def branch_mean_rows(audit: PairedAudit) -> list[Row]:

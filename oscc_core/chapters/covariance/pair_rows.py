@@ -1,4 +1,4 @@
-"""Comparison rows of one paired audit's estimates against the paper's claims.
+"""Comparison rows of one paired audit's estimates against the paper's claims, and the relations they declare.
 
 `row` turns a `method.stats.Estimate` into a `Row` (with the paper's own
 interval where it prints one); `pair_estimates` and `pair_relation` give the
@@ -7,6 +7,18 @@ independent and full arms, and the relation the paper states for each:
 contrast variances (chips^2; paired below independent), the full arm's
 check-bet covariance (chips^2; positive) and the variance ratio (unitless;
 below 1).
+
+Every relation states whether our 95% intervals resolve it (`Relation.resolved`):
+"paired variance < independent variance" when the paired bootstrap interval of
+the ratio full / independent lies below 1, "covariance > 0" when the
+covariance's interval lies above 0, "ratio < 1" when the ratio's interval lies
+below 1.
+
+Variances, standard deviations and ratios are positive by definition and are
+compared with ``positive=True``: an interval that reaches 0 would hold a value
+that contradicts them.  The paired bootstrap percentile intervals used here are
+quantiles of replicate variances (and of ratios of two of them), so they cannot
+go below 0; the flag makes the rule explicit rather than changing a verdict.
 """
 from __future__ import annotations
 
@@ -22,12 +34,15 @@ PAPER_ARM_VARIANCE = {"independent": "main.independent.variance", "root_only": "
 #: The quantities of the stratum and budget tables: (claim-id suffix, text).
 PAIR_QUANTITIES = (("paired_variance", "paired variance"), ("independent_variance", "independent variance"),
                    ("covariance", "covariance"), ("variance_ratio", "variance ratio"))
+#: Quantities positive by definition (variances and their ratio), by claim-id suffix.
+POSITIVE = frozenset({"paired_variance", "independent_variance", "variance_ratio", "ratio"})
 
 
 def row(quantity: str, claim_id: str | None, est: Estimate, relation: Relation | None = None,
-        paper_interval_id: str | None = None) -> Row:
-    """A paper-beside-ours row from an Estimate; no claim id -> no paper value."""
-    out = Row.estimate(quantity, claim_id, est, relation)
+        paper_interval_id: str | None = None, positive: bool = False) -> Row:
+    """A paper-beside-ours row from an Estimate; no claim id -> no paper value.  `positive`: a variance, an SD
+    or a ratio (an interval reaching 0 makes an agreeing size inconclusive)."""
+    out = Row.estimate(quantity, claim_id, est, relation, positive)
     if paper_interval_id is not None:
         out = out.with_paper_interval(*claims.claim(paper_interval_id))
     return out
@@ -39,17 +54,29 @@ def pair_estimates(a) -> dict[str, Estimate]:
             "covariance": a.covariance("full"), "variance_ratio": a.ratio()}
 
 
-def lower_variance(a) -> Relation:
-    """The paper's 'paired variance below independent' (bold in its tables), on audit `a`."""
-    return Relation("paired variance < independent variance",
-                    a.contrast_var("full").value < a.contrast_var("independent").value)
+def lower_variance(a, text: str = "paired variance < independent variance") -> Relation:
+    """The paper's 'paired variance below independent' (bold in its tables), on audit `a`: holds on the point
+    estimates, resolved when the paired bootstrap interval of the ratio full / independent lies below 1."""
+    r = a.ratio()
+    return Relation(text, a.contrast_var("full").value < a.contrast_var("independent").value, r.high < 1.0)
 
 
-def pair_relation(q: str, a) -> Relation:
+def pair_relation(q: str, a, suffix: str = "") -> Relation:
     """The relation the paper states for quantity `q` of a paired audit `a`: the coupled covariance is
-    positive; the ratio is below 1; the paired variance is below the independent one."""
+    positive; the ratio is below 1; the paired variance is below the independent one.  `suffix` is appended to
+    the relation's text (e.g. " (own card J)")."""
     if q == "covariance":
-        return Relation("paired covariance > 0", a.covariance("full").value > 0)
+        c = a.covariance("full")
+        return Relation.side("paired covariance > 0" + suffix, c.value, c.low, c.high, above=0.0)
     if q in ("variance_ratio", "ratio"):
-        return Relation("variance ratio paired / independent < 1", a.ratio().value < 1)
-    return lower_variance(a)
+        r = a.ratio()
+        return Relation.side("variance ratio paired / independent < 1" + suffix, r.value, r.low, r.high, below=1.0)
+    return lower_variance(a, "paired variance < independent variance" + suffix)
+
+
+def every(relations: list[Relation], text: str) -> Relation:
+    """One relation that holds when every one of `relations` holds and is resolved when every one is resolved
+    (e.g. "paired variance < independent variance in every seed")."""
+    resolved = [r.resolved for r in relations]
+    return Relation(text, all(r.holds for r in relations),
+                    None if any(x is None for x in resolved) else all(resolved))

@@ -104,6 +104,16 @@ class PairedAudit:
         reps = 100 * (1 - self.boot.variance_ratio(numerator, denominator, i, j))
         return estimate_from_replicates(100 * (1 - r.value), reps, 100 * (1 - r.exact))
 
+    def difference(self, quantity: str, arm: str, other: str) -> Estimate:
+        """`quantity` ("contrast_var" or "covariance") of `arm` minus that of `other`, chips^2, with the
+        percentile interval of the paired replicates (both arms resampled with the same groups)."""
+        if quantity not in ("contrast_var", "covariance"):
+            raise ValueError(f"quantity must be 'contrast_var' or 'covariance', got {quantity!r}.")
+        a, b = getattr(self, quantity)(arm), getattr(self, quantity)(other)
+        i, j = self.pair
+        reps = (getattr(self.boot, quantity)(arm, i, j) - getattr(self.boot, quantity)(other, i, j)) * self.scale ** 2
+        return estimate_from_replicates(a.value - b.value, reps, a.exact - b.exact)
+
     def equivalence(self, branch: int, margin: float, arm: str = "full", reference: str = "independent") -> dict:
         """Marginal equivalence of one branch mean: arm minus reference, TOST at 90% and 95% interval (chips)."""
         diff = (self.mean[arm][branch] - self.mean[reference][branch]) * self.scale
@@ -152,7 +162,9 @@ def paired_audit(root: str, arms, n_groups: int, seed: int, continuation, device
     if own_class is not None:
         cards = class_cards(own_class, game)
         keep = torch.isin(first.own_card, torch.tensor(cards, device=first.own_card.device))
-        where = lambda s: np.isin(s[:, 0], cards)     # situations [S, 3]: own card first
+
+        def where(s):     # situations [S, 3]: own card first
+            return np.isin(s[:, 0], cards)
     returns, valid = _valid_returns(cols, keep)
     mean, cov = {}, {}
     for a, r in returns.items():

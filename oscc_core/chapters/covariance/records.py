@@ -1,17 +1,28 @@
-"""What the chapter writes into ``results/02_covariance.json``: per-arm records and the tables' rows.
+"""What the chapter writes into ``results/02_covariance.json``: per-arm records, the tables' rows, the findings.
 
-Units as in the tables: means in chips, variances and covariances in
-chips^2, ratios unitless, reductions in percent; counts of groups, stream
-keys and draws.
+Each claim id has exactly one primary row over the chapter's tables
+(`one_primary_row` refuses a second): sensitivity, alternative-construction
+and detail rows name their claim under "sensitivity of" and never give the
+claims ledger its verdict.  Units as in the tables: means in chips, variances
+and covariances in chips^2, ratios unitless, reductions in percent; counts of
+groups, stream keys and draws.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from oscc_core.chapters.covariance.paired_audit import PairedAudit
+from oscc_core.reporting import findings as fnd
 from oscc_core.reporting import tables as tab
+
+#: The tables of the results file, in the chapter's order.
+TABLES = ("settings", "fixed_root", "marginal_equivalence", "variance_identity", "coupling_factors",
+          "seed_precision", "strata", "budget", "cfr_plus_alternative", "not_compared")
 
 
 def arm_records(audit: PairedAudit) -> dict:
-    """The results file's ``arms.<arm>`` objects (DESIGN.md section 6)."""
+    """The results file's ``arms.<arm>`` objects: groups, valid groups, contrast moments with their intervals
+    and exact values, covariances, branch moments, stream keys and draws, and the collection's digest."""
     out = {}
     i, j = audit.pair
     key = f"{i}-{j}"
@@ -35,16 +46,36 @@ def arm_records(audit: PairedAudit) -> dict:
     return out
 
 
-def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: list[dict],
-            identity_records: dict, grid, budget_grid) -> dict:
-    """The results file's payload: arm records, every table's rows, the exact grids and the verdict counts.
+def one_primary_row(tables: dict[str, list]) -> dict[str, str]:
+    """Claim id -> the table of its primary row; raises ValueError when a claim id has two primary rows."""
+    ids = Counter(r.claim_id for rows in tables.values() for r in rows if r.primary and r.claim_id)
+    doubled = sorted(cid for cid, n in ids.items() if n > 1)
+    if doubled:
+        raise ValueError(f"claim ids with more than one primary row: {doubled[:5]}; mark all but one "
+                         "as sensitivity rows (Row.as_sensitivity).")
+    return {r.claim_id: name for name, rows in tables.items() for r in rows if r.primary and r.claim_id}
 
-    `tables` maps the table names (fixed_root, marginal_equivalence, variance_identity,
-    coupling_factors, seed_precision, strata, budget, cfr_plus_alternative) to their rows.
+
+def counted(tables: dict[str, list]) -> dict[str, list]:
+    """The primary rows of each table: what the chapter's verdict and status counts count."""
+    return {name: [r for r in rows if r.primary] for name, rows in tables.items()}
+
+
+def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: list[dict],
+            identity_records: dict, grid, budget_grid, findings: fnd.Findings) -> dict:
+    """The results file's payload: arm records, every table's rows, the exact grids, the verdict counts (of
+    primary rows) and the findings.
+
+    `tables` maps the names of `TABLES` to their rows; refuses a claim id with two primary rows.
     """
+    missing = [t for t in TABLES if t not in tables]
+    if missing:
+        raise ValueError(f"the results file needs the tables {missing}.")
+    one_primary_row(tables)
     return {
         "arms": arm_records(audit),
         "contrast": list(audit.pair_names),
+        "settings": tab.rows_record(tables["settings"]),
         "fixed_root": {"ratio": audit.ratio().as_dict(), "reduction_percent": audit.reduction().as_dict(),
                        "rows": tab.rows_record(tables["fixed_root"])},
         "marginal_equivalence": {"decisions": equivalence_records,
@@ -57,5 +88,7 @@ def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: li
         "construction_grid": grid.to_dict(orient="records"),
         "budget_grid": budget_grid.to_dict(orient="records"),
         "cfr_plus_alternative": tab.rows_record(tables["cfr_plus_alternative"]),
-        "verdict_counts": tab.verdict_summary(tables).to_dict(orient="index"),
+        "not_compared": tab.rows_record(tables["not_compared"]),
+        "verdict_counts": tab.verdict_summary(counted(tables)).to_dict(orient="index"),
+        fnd.RESULTS_KEY: findings.record(),
     }

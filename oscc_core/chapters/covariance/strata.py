@@ -4,17 +4,31 @@ Card strata restrict the headline audit's groups to one own-card class
 (``method.strata``) and condition the exact values on it; round and action
 strata audit other roots.  Rows of tab:app-p1-strata: contrast variances and
 covariance in chips^2, ratios unitless.
+
+The paper's "private-card A" and "B" rows do not say which cards they hold;
+it calls A a "low-information root" and B a "high-information root".  Each is
+read three ways, as our own-card class J, Q or K (`Row.under_readings`), in
+the order of `CLASS_READINGS`: the middle card Q first for A (it tells its
+holder least about who wins), the strongest card K first for B.  The verdict
+is that first reading's; the row keeps the other two beside it.
 """
 from __future__ import annotations
 
-from oscc_core.chapters.covariance.pair_rows import PAIR_QUANTITIES, pair_estimates, pair_relation, row
+from dataclasses import replace
+
+from oscc_core.chapters.covariance.pair_rows import PAIR_QUANTITIES, POSITIVE, pair_estimates, pair_relation, row
 from oscc_core.chapters.covariance.paired_audit import HEADLINE_ARMS, PairedAudit, paired_audit
 from oscc_core.method.strata import CARD_CLASSES
-from oscc_core.reporting.rows import Relation, Row
+from oscc_core.reporting.rows import Row
 
-#: Roots that define the round and action-count strata (DESIGN.md section 5).
+#: Roots that define the round and action-count strata: round one and two actions are player 0's first decision,
+#: round two is player 0's first decision after check-check and the public card, three actions is player 1
+#: facing a bet.
 ROUND_ROOTS = {"round one": "", "round two": "11|"}
 ACTION_ROOTS = {"two actions": "", "three actions": "2"}
+#: The own-card classes each paper private-card row is read as, in order: the declared reading first (A: the
+#: middle card Q, B: the strongest card K), whose verdict the row takes.
+CLASS_READINGS = {"a": ("Q", "J", "K"), "b": ("K", "J", "Q")}
 #: Claim-id part of each root stratum.
 STRATUM_CLAIMS = {"round one": "round_one", "round two": "round_two", "two actions": "two_actions",
                   "three actions": "three_actions", "all roots": "all_roots"}
@@ -44,16 +58,15 @@ def root_audits(audit: PairedAudit, n_groups: int, seed: int, continuation, devi
 
 
 def class_range_row(paper_label: str, q: str, text: str, card: dict[str, PairedAudit]) -> Row:
-    """One paper private-card row against all three card classes (the paper does not say which cards it holds).
-
-    Reproduced when the paper's value lies in the 95% interval of at least one
-    class, partly when the paper's relation holds in every class.
-    """
+    """One paper private-card row under three readings, our own-card classes in the order of `CLASS_READINGS`
+    (the paper does not say which cards it holds): each reading is compared by the verdict rule with its
+    relation (resolved by that class's intervals), and the row gives the first reading's verdict and keeps the
+    others (`Row.under_readings`)."""
     cid = f"strata.private_card_{paper_label}.{q}"
-    ests = [pair_estimates(a)[q] for a in card.values()]
-    each = [pair_relation(q, a) for a in card.values()]
-    relation = Relation(f"{each[0].text} (each card class)", all(r.holds for r in each))
-    return Row.any_of(f"private-card {paper_label.upper()} (paper) vs J/Q/K: {text}", cid, ests, relation)
+    readings = [replace(row(f"private-card {paper_label.upper()} (paper): {text}", cid, pair_estimates(card[label])[q],
+                            pair_relation(q, card[label], f" (own card {label})"), positive=q in POSITIVE),
+                        reading=f"own card {label}") for label in CLASS_READINGS[paper_label]]
+    return Row.under_readings(readings)
 
 
 def strata_rows(card: dict[str, PairedAudit], roots: dict[str, PairedAudit]) -> list:
@@ -61,8 +74,9 @@ def strata_rows(card: dict[str, PairedAudit], roots: dict[str, PairedAudit]) -> 
 
     Our own-card strata (J, Q, K) have no paper counterpart of their own: the
     paper's "private-card A" and "B" rows do not say which cards they hold.
-    Each of those paper rows is therefore compared with all three card
-    classes (`class_range_row`).
+    Each of those paper rows is therefore read as each of the three card
+    classes (`class_range_row`).  Variances and ratios are positive by
+    definition (`pair_rows` docstring).
     """
     rows = []
     for label, a in card.items():
@@ -74,7 +88,7 @@ def strata_rows(card: dict[str, PairedAudit], roots: dict[str, PairedAudit]) -> 
     for label, a in roots.items():
         for q, text in PAIR_QUANTITIES:
             rows.append(row(f"{label} (root {a.root!r}): {text}", f"strata.{STRATUM_CLAIMS[label]}.{q}",
-                            pair_estimates(a)[q], pair_relation(q, a)))
+                            pair_estimates(a)[q], pair_relation(q, a), positive=q in POSITIVE))
     return rows
 
 
