@@ -3,8 +3,8 @@
 Every expected value is independent of the module under test: pyspiel (tree
 enumeration, TabularPolicy, exploitability, CFRPlusSolver), closed forms,
 enumerations of the deal law, slow unbatched re-computations written here,
-or the paper's numbers read from the claims file with the 5% rule of
-DESIGN section 10 applied in the test.
+scipy's Student t for intervals, or the paper's numbers read from the claims
+file with the verdict rule applied in the test.
 """
 from __future__ import annotations
 
@@ -17,8 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
+scipy_stats = pytest.importorskip("scipy.stats")
 from notebook_runs import parameter_defaults
 from open_spiel.python.policy import TabularPolicy, python_policy_to_pyspiel_policy
 from openspiel_reference import information_states
@@ -310,35 +313,49 @@ def test_record_exploitability_is_pyspiels(records, batch, os_game):
 
 
 # ----- 6. rows --------------------------------------------------------------------------------
-def expected_verdict(claim_id: str, ours: float, relation_holds: bool) -> str:
-    paper = claims.claim(claim_id)
-    if abs(ours - paper) <= 0.05 * abs(paper):
-        return claims.REPRODUCED
-    return claims.PARTLY if relation_holds else claims.NOT_REPRODUCED
+def t975(n: int) -> float:
+    return float(scipy_stats.t.ppf(0.975, n - 1))
 
 
-def test_diagnostic_rows_declare_independent_below_paired_exactly_when_it_holds(p):
-    paired13 = claims.claim("text_bounded.three_seed.paired.final_exploitability_seed13")
-    indep17 = claims.claim("text_bounded.three_seed.independent.final_exploitability_seed17")
-    exploit = {"cp_grpo": {13: paired13, 17: 1.0, 23: 1.0},         # 13: holds, size met for paired
-               "independent": {13: 1.5, 17: indep17, 23: 1.0}}     # 17: fails, size met; 23: equal, fails
-    holds = {13: True, 17: False, 23: False}
+def rule(paper: float, low: float, high: float, established: bool) -> str:
+    """The verdict rule: size by the interval, then the declared relation."""
+    if low <= paper <= high:
+        return claims.REPRODUCED if established else claims.INCONCLUSIVE
+    return claims.PARTLY if established else claims.NOT_REPRODUCED
+
+
+@pytest.mark.parametrize("independent", [
+    {13: 2.00, 17: 2.06, 23: 2.09},          # independent lower on every seed: the sign is resolved
+    {13: 2.40, 17: 2.06, 23: 2.09},          # one seed the other way: the mean's interval spans 0
+])
+def test_one_seed_values_are_compared_with_the_prediction_interval_over_our_seeds(p, independent):
+    exploit = {"cp_grpo": {13: 2.10, 17: 2.15, 23: 2.20}, "independent": independent}
+    seeds = p.diagnostic_seeds
+    diff = [independent[s] - exploit["cp_grpo"][s] for s in seeds]
+    n = len(seeds)
+    half = t975(n) * np.std(diff, ddof=1) / np.sqrt(n)
+    established = np.mean(diff) < 0 and np.mean(diff) + half < 0
     out = {r.claim_id: r for r in rows.diagnostic_rows(p, exploit)}
     for arm, label in (("cp_grpo", "paired"), ("independent", "independent")):
-        for s in p.diagnostic_seeds:
+        values = [exploit[arm][s] for s in seeds]
+        wide = t975(n) * np.std(values, ddof=1) * np.sqrt(1 + 1 / n)      # one more seed
+        low, high = np.mean(values) - wide, np.mean(values) + wide
+        for s in seeds:
             row = out[f"text_bounded.three_seed.{label}.final_exploitability_seed{s}"]
-            assert row.relation == f"independent < paired at seed {s}"
-            assert row.relation_holds is holds[s]
-            assert row.verdict == expected_verdict(row.claim_id, exploit[arm][s], holds[s])
-    assert out["text_bounded.three_seed.paired.final_exploitability_seed13"].verdict == claims.REPRODUCED
-    assert out["text_bounded.three_seed.independent.final_exploitability_seed13"].verdict == claims.PARTLY
-    assert out["text_bounded.three_seed.paired.final_exploitability_seed17"].verdict == claims.NOT_REPRODUCED
-    assert out["text_bounded.three_seed.independent.final_exploitability_seed17"].verdict == claims.REPRODUCED
-    for s in p.diagnostic_seeds:
-        row = out[f"fig_three_seed.seed{s}.difference"]
-        diff = exploit["independent"][s] - exploit["cp_grpo"][s]
-        assert row.ours == pytest.approx(diff) and row.relation_holds is holds[s]
-        assert row.verdict == expected_verdict(row.claim_id, diff, holds[s])
+            assert row.ours == exploit[arm][s]                               # our seed of the same label, shown
+            assert row.interval == pytest.approx((low, high), rel=1e-12)
+            assert row.verdict == rule(row.paper, low, high, established)
+    mean = out["fig_three_seed.mean_difference"]
+    assert mean.interval == pytest.approx((np.mean(diff) - half, np.mean(diff) + half), rel=1e-12)
+    assert mean.verdict == rule(mean.paper, *mean.interval, established)
+
+
+def test_the_committed_mean_difference_is_inconclusive_because_its_interval_spans_zero(p):
+    # seed values of the committed diagnostic (independent - paired = +0.44, -0.04, +0.31 chips)
+    exploit = {"cp_grpo": {13: 1.6563, 17: 2.1634, 23: 1.9334}, "independent": {13: 2.0956, 17: 2.1237, 23: 2.2460}}
+    row = {r.claim_id: r for r in rows.diagnostic_rows(p, exploit)}["fig_three_seed.mean_difference"]
+    assert row.interval[0] < row.paper < row.interval[1] and row.interval[0] < 0 < row.interval[1]
+    assert row.verdict == claims.INCONCLUSIVE
 
 
 def test_unshown_impossible_refuses_two_rows_naming_one_claim():
@@ -367,7 +384,7 @@ def hand_records(best_return: str) -> dict:
 
 @pytest.mark.parametrize("best, holds", [("cp_grpo", True), ("grpo", False), ("ppo", False)])
 def test_policy_rows_mark_cp_grpo_highest_return_exactly_when_it_is(best, holds):
-    out = {r.claim_id: r for r in rows.policy_rows(hand_records(best), {})}
+    out = {r.claim_id: r for r in rows.policy_rows(hand_records(best))}
     row = out["grpo_ppo.cp_grpo_paired.return_mean"]
     assert row.relation_holds is holds
     assert "highest" in row.relation
@@ -384,3 +401,215 @@ def test_cfr_reference_exploitability_equals_pyspiel_cfr_plus_after_50_iteration
     assert got["iterations"] == 50
     assert got["exploitability"] == pytest.approx(want, abs=MATCH)
     assert got["nash_conv"] == pytest.approx(pyspiel.nash_conv(os_game, solver.average_policy()), abs=MATCH)
+
+
+# ----- 8. orderings: resolved on every paired per-seed difference ---------------------------------------------
+def ordering_records(differences: dict[str, list[float]], key: str = "mean_return") -> dict:
+    """Per arm and seed: cp_grpo at 0, every other arm at -difference (cp_grpo - arm = the given difference);
+    arms without a list sit far below on every seed."""
+    n = len(next(iter(differences.values())))
+    out = {"cp_grpo": {str(s): {key: 0.0} for s in range(n)}}
+    for arm in rows.POLICY_ROW:
+        if arm != "cp_grpo":
+            d = differences.get(arm, [100.0 + s for s in range(n)])
+            out[arm] = {str(s): {key: -d[s]} for s in range(n)}
+    return out
+
+
+def t_low_above_zero(d) -> bool:
+    d = np.asarray(d, dtype=float)
+    return bool(d.mean() - t975(d.size) * d.std(ddof=1) / np.sqrt(d.size) > 0)
+
+
+def test_an_ordering_whose_mean_holds_but_one_paired_difference_spans_zero_is_not_resolved():
+    diff = [1.0, -0.5, 1.0]                                   # mean +0.5, its 95% t-interval spans 0
+    assert not t_low_above_zero(diff)
+    rel = rows.ordering(ordering_records({"independent": diff}), "cp_grpo", "mean_return", "high")
+    assert rel.holds is True and rel.resolved is False and not rel.established
+
+
+def test_an_ordering_every_paired_difference_resolves_is_established():
+    diff = [1.0, 1.1, 0.9]
+    assert t_low_above_zero(diff)
+    rel = rows.ordering(ordering_records({"independent": diff}), "cp_grpo", "mean_return", "high")
+    assert rel.holds and rel.resolved
+
+
+@given(st.lists(st.floats(min_value=-2.0, max_value=2.0, allow_nan=False), min_size=2, max_size=6)
+       .filter(lambda d: np.ptp(d) > 1e-6))
+def test_resolved_order_is_the_paired_t_interval_on_the_stated_side_and_swaps_with_the_arms(diff):
+    records = ordering_records({"independent": diff})
+    want = t_low_above_zero(diff)
+    assert summary.resolved_order(records, "cp_grpo", ["independent"], "mean_return", "high") is want
+    assert summary.resolved_order(records, "independent", ["cp_grpo"], "mean_return", "low") is want
+    assert summary.resolved_order(records, "independent", ["cp_grpo"], "mean_return", "high") is \
+        t_low_above_zero(-np.asarray(diff))
+
+
+def test_a_row_whose_size_agrees_but_whose_ordering_is_unresolved_is_inconclusive():
+    paper = claims.claim("grpo_ppo.cp_grpo_paired.return_mean")
+    records = ordering_records({"independent": [1.0, -0.5, 1.0]})
+    for arm in records:
+        for rec in records[arm].values():
+            rec["mean_return"] += paper                       # cp_grpo's mean is the paper's value
+    iv = summary.interval(records, "cp_grpo", "mean_return")
+    row = Row.compare("return", "grpo_ppo.cp_grpo_paired.return_mean", iv.mean, iv.low, iv.high,
+                      rows.ordering(records, "cp_grpo", "mean_return", "high"))
+    assert row.verdict == claims.INCONCLUSIVE
+
+
+# ----- 9. settings apart from results ---------------------------------------------------------------------------
+def kind(claim_id: str) -> str:
+    return claims.claim_entry(claim_id)["kind"]
+
+
+def test_the_settings_rows_are_exactly_the_setup_entries_they_name(p):
+    settings = rows.diagnostic_settings(p, p.iterations * p.decision_points)
+    assert settings and all(r.is_setting and kind(r.claim_id) == "setup" for r in settings)
+    statuses = {r.claim_id: r.verdict for r in settings}
+    assert statuses["setup.tabular_screen.seeds"] == claims.ADOPTED          # "13, 17, 23", as the paper
+    assert statuses[rows.HELD_OUT_CLAIM] == claims.DIFFERS                    # exact over every deal, not 512
+    assert all(r.reason for r in settings if r.verdict == claims.DIFFERS)
+
+
+def test_no_result_row_of_the_paper_tables_names_a_setup_entry(records):
+    full = {arm: {seed: {**rec, "update_variance": 1.0, "contrast_variance_exact": 1.0}
+                  for seed, rec in records["cp_grpo"].items()} for arm in rows.POLICY_ROW}
+    shown = rows.policy_rows(full) + rows.construction_rows(full)
+    assert all(kind(r.claim_id) != "setup" for r in shown if r.claim_id)
+
+
+@pytest.fixture(scope="module")
+def grpo_on_a_budget():
+    """GRPO with G = 4 on a budget of 160 physical calls: a multiple of its group, so it spends all of it."""
+    schedule = Schedule(iterations=40, decision_points=16, epochs=1, learning_rate=1.0, group_size=4, budget=160)
+    return training.train("leduc", [RunSpec("grpo", 13), RunSpec("cp_grpo", 13), RunSpec("independent", 13)],
+                          schedule, "cpu")
+
+
+def test_realised_physical_calls_are_the_ledgers_physical_calls_not_its_transitions(grpo_on_a_budget):
+    batch = grpo_on_a_budget
+    evaluations = screen.evaluate_runs("leduc", batch.average, "uniform")
+    zeros = np.zeros(len(batch.runs))
+    contrast = [{"exact": 1.0, "independent_exact": 1.0, "sampled": 1.0, "sampled_se": 0.0}] * len(batch.runs)
+    recs = summary.run_records(batch, evaluations, zeros, zeros, contrast)
+    assert recs["grpo"]["13"]["physical_calls"] == 160                        # 40 groups of 4 branch rollouts
+    assert recs["grpo"]["13"]["ledger"]["transitions"] > 160                  # a rollout is several transitions
+    settings = {r.claim_id: r for r in rows.budget_settings(recs, 160)}
+    row = settings["measured_independent.standard_grpo.policy_calls"]
+    assert row.ours == 160 and "160" in row.reason
+    assert row.verdict == claims.DIFFERS                                      # our budget is not the paper's
+
+
+# ----- 10. readings --------------------------------------------------------------------------------------------
+@given(st.lists(st.floats(min_value=-1.0, max_value=1.0, allow_nan=False), min_size=2, max_size=6)
+       .filter(lambda v: np.ptp(v) > 1e-6),
+       st.floats(min_value=0.0, max_value=3.0), st.integers(min_value=1, max_value=1024))
+def test_the_held_out_interval_adds_the_per_root_variance_over_the_roots_to_the_seed_variance(values, sd, roots):
+    from oscc_core.method.stats import held_out_interval
+
+    n = len(values)
+    half = t975(n) * np.sqrt((np.var(values, ddof=1) + sd ** 2 / roots) / n)
+    mean, low, high = held_out_interval(values, [sd ** 2] * n, roots)
+    assert (mean, low, high) == pytest.approx((np.mean(values), np.mean(values) - half, np.mean(values) + half),
+                                              rel=1e-9, abs=1e-12)
+
+
+def test_the_held_out_interval_of_a_deterministic_policy_is_the_normal_one_over_every_root():
+    from oscc_core.method.stats import held_out_interval
+
+    mean, low, high = held_out_interval([0.5], [1.2 ** 2], roots=512, seeds=5)
+    half = scipy_stats.norm.ppf(0.975) * 1.2 / np.sqrt(512 * 5)
+    assert (low, high) == pytest.approx((0.5 - half, 0.5 + half), rel=1e-12)
+
+
+def test_a_claim_impossible_as_a_whole_game_value_takes_the_verdict_of_its_next_allowed_reading(batch):
+    from oscc_core.chapters.solver import feasibility, readings
+
+    evaluations = screen.evaluate_runs("leduc", batch.average, "uniform")
+    recs = readings.reading_records("leduc", batch.runs, batch.average, evaluations)
+    read = readings.Readings.build(recs, feasibility.feasibility_table("leduc"))
+    cid = "measured_solver.cp_grpo_paired.player0_value"           # breaks v* + NashConv as a whole-game value
+    v = [rec["player0_value"] for rec in recs["cp_grpo"].values()]
+    whole = Row.compare("cp_grpo: player-0 value", cid, float(np.mean(v)), min(v), max(v))
+    row = read.combine(whole)
+    verdicts = {r["reading"]: r["verdict"] for r in row.readings}
+    assert verdicts[feasibility.READINGS["whole_p0"]] == claims.IMPOSSIBLE
+    assert verdicts[feasibility.READINGS["held_out"]] in claims.COMPARED
+    assert verdicts[feasibility.READINGS["pairs"]] == claims.NOT_COMPARED
+    assert row.verdict != claims.IMPOSSIBLE and feasibility.READINGS["whole_p0"] in row.reason
+    assert row.reading == feasibility.READINGS["held_out"]        # the first reading the rules allow, compared
+    assert row.verdict == verdicts[feasibility.READINGS["held_out"]]
+
+
+def test_every_quantity_lists_the_whole_game_reading_then_the_held_out_roots_and_the_rank_pairs_last():
+    from oscc_core.chapters.solver.readings import READING_CLAIMS
+
+    held_out = {"whole_p0": "held_out", "br0": "br0_held_out", "exploitability": "expl_held_out"}
+    for claim_id, (_, _, _, keys) in READING_CLAIMS.items():
+        assert keys[0] in held_out, claim_id                        # the book's whole-game reading first
+        assert keys[1] == held_out[keys[0]], claim_id               # then the paper's appendix reading
+        assert keys[-1] in ("pairs", "br_pairs", "expl_pairs"), claim_id   # a rule check only, last
+
+
+def test_a_more_favourable_later_reading_never_gives_the_verdict():
+    from oscc_core.chapters.solver import feasibility, readings
+
+    paper = float(claims.claim("measured_solver.cp_grpo_paired.player0_value"))        # 0.2136
+    seeds = ("13", "17", "23", "29", "31")
+    recs = {"cp_grpo": {s: {"player0_value": -0.5 + 0.01 * i, "seat0_return": paper + 0.01 * (i - 2),
+                            "root_sd": {"player0_value": 1.0}, "pairs": {"player0_value": {"J,Q": 0.0}}}
+                        for i, s in enumerate(seeds)}}
+    read = readings.Readings.build(recs, feasibility.feasibility_table("leduc"))
+    cid = "measured_solver.cp_grpo_paired.player0_value"
+    v = [-0.5 + 0.01 * i for i in range(5)]
+    whole = Row.compare("cp_grpo: player-0 value", cid, float(np.mean(v)), min(v), max(v))
+    row = read.combine(whole)
+    verdicts = {r["reading"]: r["verdict"] for r in row.readings}
+    # against the evaluation opponent the paper's number is our seed mean: reproduced, and listed after held-out
+    assert verdicts[feasibility.READINGS["versus"]] == claims.REPRODUCED
+    # held-out roots: mean -0.48, half-width t_4 sqrt((s^2 + 1 / 512) / 5) < 0.1, far from 0.2136
+    half = t975(5) * np.sqrt((np.var(v, ddof=1) + 1.0 / 512) / 5)
+    assert not np.mean(v) - half <= paper <= np.mean(v) + half
+    assert (row.verdict, row.reading) == (claims.NOT_REPRODUCED, feasibility.READINGS["held_out"])
+
+
+def test_the_readings_table_has_one_line_per_reading_and_marks_the_first_allowed_compared_one():
+    from oscc_core.chapters.solver import tables
+    from oscc_core.chapters.solver.feasibility import READINGS, SHORT
+
+    cid = "measured_solver.cp_grpo_paired.player0_value"
+    paper = float(claims.claim(cid))
+    keys = ("whole_p0", "held_out", "versus", "pairs")
+    listed = [Row.impossible("value", cid, -0.1, "a bound", READINGS["whole_p0"]),
+              replace(Row.compare("value", cid, 0.0, -0.1, 0.1), reading=READINGS["held_out"]),
+              replace(Row.compare("value", cid, paper, paper - 0.1, paper + 0.1), reading=READINGS["versus"]),
+              replace(Row.not_compared("value", cid, "no pair named"), reading=READINGS["pairs"])]
+    table = tables.readings_table([Row.under_readings(listed)])
+    assert list(table.index.get_level_values("reading")) == [SHORT[k] for k in keys]
+    assert list(table["verdict"]) == [claims.IMPOSSIBLE, claims.NOT_REPRODUCED, claims.REPRODUCED,
+                                      claims.NOT_COMPARED]
+    assert list(table["decides"]) == ["", "yes", "", ""]          # held-out roots, not the favourable 'vs uniform'
+    assert table.notes == [(SHORT[k], "reading", READINGS[k]) for k in keys]
+    every = Row.under_readings([Row.impossible("value", cid, -0.1, "a bound", READINGS[k]) for k in keys[:2]])
+    assert list(tables.readings_table([every])["decides"]) == ["all", "all"]
+
+
+# ----- 11. the findings box -------------------------------------------------------------------------------------
+def test_the_findings_box_states_the_chapters_own_numbers_and_only_the_rows_impossible_under_every_reading(p):
+    from oscc_core.chapters.solver.findings import findings
+
+    keys = ("mean_return", "task_success", "update_variance", "player0_value", "nash_conv", "exploitability",
+            "contrast_variance_exact")
+    exploit = {"cp_grpo": 1.25, "independent": 1.5, "grpo": 1.53, "ppo": 1.3, "uniform": 2.37}
+    recs = {arm: {str(s): {**dict.fromkeys(keys, 1.0), "exploitability": e + 0.01 * s} for s in (1, 2, 3)}
+            for arm, e in exploit.items()}
+    cal = {game: {"targets": {"paper": {"first_reach": reach}}} for game, reach in (("kuhn", 91), ("leduc", 93))}
+    diag = rows.diagnostic_rows(p, {"cp_grpo": {13: 1.66, 17: 2.16, 23: 1.93}, "independent": {13: 2.10, 17: 2.12,
+                                                                                              23: 2.25}})
+    impossible = Row.impossible("uniform: exploitability (chips)", "grpo_ppo.uniform_policy.exploitability", 2.3736,
+                                "fixed by the rules", "NashConv / 2 of the whole game")
+    box = findings(cal, recs, diag, diag + [impossible], 61440).record()["box"]
+    assert "1.27 to 1.55 chips" in box["does not hold"]                      # seed means 1.27 ... 1.55
+    assert "after 93 iterations in Leduc" in box["holds"] and "inconclusive" in box["does not hold"]
+    assert "0.4926" in box["impossible or open"] and box["impossible or open"].count(" = ") == 1

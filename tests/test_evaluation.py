@@ -112,18 +112,71 @@ def test_deal_law_over_rank_pairs_is_the_counted_one():
     assert dict(zip(leduc.labels, leduc.probability)) == pytest.approx(expected, abs=ROUNDING)
 
 
+def walk_values(name: str, by_player: dict) -> dict[tuple[int, int], float]:
+    """Per ordered private-card deal (P0 card, P1 card): E[u_0] when player p plays by_player[p] (policy dicts),
+    by a walk over pyspiel states (the public card by its chance outcomes)."""
+    game = load_openspiel_game(name)
+    cards = game.new_initial_state().chance_outcomes()
+    out = {}
+    for c0, _ in cards:
+        for c1, _ in cards:
+            if c0 == c1:
+                continue
+            state = game.new_initial_state()
+            state.apply_action(c0)
+            state.apply_action(c1)
+            stack, value = [(state, 1.0)], 0.0
+            while stack:
+                s, p = stack.pop()
+                if s.is_terminal():
+                    value += p * s.returns()[0]
+                elif s.is_chance_node():
+                    stack.extend((s.child(a), p * q) for a, q in s.chance_outcomes())
+                else:
+                    row = by_player[s.current_player()][s.information_state_string()]
+                    stack.extend((s.child(a), p * row[a]) for a in s.legal_actions())
+            out[(c0, c1)] = value
+    return out
+
+
+def rank_of(name: str, card: int) -> int:
+    return card // 2 if name == "leduc" else card
+
+
 @pytest.mark.parametrize("name", GAMES)
-def test_per_pair_values_averaged_by_the_deal_law_give_the_whole_game_value(name):
+def test_per_pair_player0_value_and_seat_return_equal_a_pyspiel_walk_over_the_pairs_deals(name):
     rng = np.random.default_rng(2024)
-    for _ in range(3):
-        result = evaluate_checkpoint(name, random_policy(name, rng), opponent=random_policy(name, rng))
-        v = result.versus
-        splits = [result.player0_value, *result.best_response_values, result.nash_conv, result.exploitability,
-                  *v.seat_return, *v.seat_success, v.mean_return, v.task_success]
-        for split in splits:
-            assert split.pair_average() == pytest.approx(split.whole, abs=ROUNDING)
-        assert result.best_response_values[0].whole >= result.player0_value.whole - ROUNDING
-        assert result.best_response_values[1].whole >= -result.player0_value.whole - ROUNDING
+    policy, opponent = random_policy(name, rng), random_policy(name, rng)
+    result = evaluate_checkpoint(name, policy, opponent=opponent)
+    for split, by_player in ((result.player0_value, {0: policy, 1: policy}),
+                             (result.versus.seat_return[0], {0: policy, 1: opponent})):
+        deals: dict[str, list[float]] = defaultdict(list)
+        for (c0, c1), v in walk_values(name, by_player).items():
+            deals[RANKS[rank_of(name, c0)] + RANKS[rank_of(name, c1)]].append(v)
+        want = {label: float(np.mean(v)) for label, v in deals.items()}     # deals of a pair are equally likely
+        assert split.by_pair() == pytest.approx(want, abs=OPENSPIEL_TOLERANCE)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_root_values_of_a_profile_and_its_best_responses_equal_a_pyspiel_walk_per_private_deal(name):
+    from oscc_core.exact.evaluation import best_response_tables, private_deals, root_values
+    from oscc_core.policy import policy_table
+
+    policy = random_policy(name, np.random.default_rng(31))
+    table = policy_table(name, policy)
+    responses = best_response_tables(name, table)
+    values = root_values(name, np.stack([table, *responses]))
+    roots, _ = private_deals(name)
+    for k, profile in enumerate([table, *responses]):
+        as_dict = table_to_policy(name, profile)
+        walk = walk_values(name, {0: as_dict, 1: as_dict})
+        assert values[k] == pytest.approx([walk[(int(a), int(b))] for a, b in roots], abs=OPENSPIEL_TOLERANCE)
+    game = load_openspiel_game(name)
+    spiel = openspiel_policy(name, policy)
+    for player in (0, 1):                          # the profiles earn OpenSpiel's best-response values
+        br = pyspiel.TabularBestResponse(game, player, spiel).value(root_history(name))
+        sign = 1.0 if player == 0 else -1.0
+        assert sign * values[1 + player].mean() == pytest.approx(br, abs=OPENSPIEL_TOLERANCE)
 
 
 # ----- feasibility -----------------------------------------------------------------------

@@ -16,6 +16,8 @@ from functools import cache
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -703,3 +705,73 @@ def test_exact_sqrt_is_the_correctly_rounded_root_on_every_cpu():
 
     values = torch.tensor([2.0, 3.0, 0.75, 1e-300, 12345.678, 0.0, 5.0 / 3.0], dtype=torch.float64)
     assert [float(x).hex() for x in exact_sqrt(values)] == [math.sqrt(float(v)).hex() for v in values]
+
+
+# ----- 8. the budget check: a group that lands exactly on the budget is taken --------------------------------
+@pytest.mark.parametrize("engine", ["torch", "fused"])
+@pytest.mark.parametrize("groups", [1, 37])
+def test_grpo_spends_a_budget_that_is_a_multiple_of_its_group_to_the_last_call(engine, groups):
+    """G = 4 sampled actions per group, one physical call each: a budget of 4k calls admits exactly k groups."""
+    g = 4
+    sched = Schedule(iterations=50, decision_points=16, epochs=1, learning_rate=1.0, group_size=g,
+                     budget=g * groups)
+    learners = Learners("leduc", [RunSpec("grpo", 13), RunSpec("grpo", 17)], sched, engine=engine)
+    assert learners.engine == engine
+    while bool(learners.active().any()) and learners.iteration < 50:
+        learners.step()
+    for r in range(2):
+        row = learners.ledger.row(r)
+        assert row["physical_calls"] == g * groups, row
+        assert row["groups"] == groups
+    assert not bool(learners.active().any())
+
+
+# ----- 9. the step-size rule ---------------------------------------------------------------------------------
+def tabled_training(monkeypatch, scores: dict) -> None:
+    """Replace training and evaluation by a table: scores[eta][arm] is the exploitability each run of that arm
+    ends with at that step size (chips)."""
+    from types import SimpleNamespace
+
+    from oscc_core.learning import runs
+
+    def train(game, specs, schedule, device, **_):
+        return SimpleNamespace(runs=specs, average=np.array([scores[schedule.learning_rate][s.arm] for s in specs]))
+
+    monkeypatch.setattr(runs, "train", train)
+    monkeypatch.setattr(runs, "exploitabilities", lambda game, tables: np.asarray(tables, dtype=float))
+
+
+def flat(values: dict) -> dict:
+    return {eta: dict.fromkeys(("cp_grpo", "independent", "grpo", "ppo"), v) for eta, v in values.items()}
+
+
+def test_the_step_size_is_the_grid_value_with_the_lowest_mean_exploitability(monkeypatch):
+    from oscc_core.learning.runs import choose_step_size
+
+    tabled_training(monkeypatch, flat({2.0: 1.9, 4.0: 1.2, 8.0: 1.5, 64.0: 2.4}))
+    choice = choose_step_size("leduc", [2.0, 4.0, 8.0, 64.0], [1001], Schedule(), "cpu")
+    assert choice["best"] == 4.0 and choice["eta"] == 4.0 and not choice["given"]   # not the worst (64), not 0
+
+
+def test_the_step_size_ties_go_to_the_smaller_eta_and_a_given_eta_overrides(monkeypatch):
+    from oscc_core.learning.runs import choose_step_size
+
+    tabled_training(monkeypatch, flat({2.0: 1.5, 4.0: 1.2, 8.0: 1.2}))
+    assert choose_step_size("leduc", [8.0, 4.0, 2.0], [1001], Schedule(), "cpu")["eta"] == 4.0
+    given = choose_step_size("leduc", [8.0, 4.0, 2.0], [1001], Schedule(), "cpu", given=16.0)
+    assert given["eta"] == 16.0 and given["best"] == 4.0 and given["given"]
+
+
+@given(st.lists(st.tuples(st.floats(min_value=0.0, max_value=5.0), st.floats(min_value=0.0, max_value=5.0)),
+                min_size=1, max_size=6, unique_by=lambda x: x[0]).filter(lambda g: all(e > 0 for e, _ in g)))
+def test_the_chosen_step_size_minimises_the_mean_over_the_learned_arms(grid):
+    from oscc_core.learning import runs
+
+    rng_ = np.random.default_rng(len(grid))
+    scores = {eta: {arm: base + 0.1 * rng_.random() for arm in runs.LEARNED_ARMS} for eta, base in grid}
+    means = {eta: np.mean(list(by_arm.values())) for eta, by_arm in scores.items()}
+    want = min(means, key=lambda eta: (means[eta], eta))
+    with pytest.MonkeyPatch.context() as mp:
+        tabled_training(mp, scores)
+        got = runs.choose_step_size("leduc", [eta for eta, _ in grid], [1001, 1002], Schedule(), "cpu")
+    assert got["eta"] == want and got["best"] == want

@@ -314,6 +314,45 @@ def evaluate_checkpoint(game: "str | Game", policy: dict, opponent: "dict | str"
                                      opponent_label=label)
 
 
+def best_response_tables(game: "str | Game", table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(profile 0, profile 1) [n_info, A]: profile i is `table` with player i's states replaced by i's whole-game
+    best response against it (deterministic, ties towards the first legal action), the profiles behind
+    `CheckpointEvaluation.best_response_values`."""
+    game = get_game(game)
+    sf = sequence_form(game)
+    x = sf.realisation_plan(table)
+    responses = []
+    for player in range(NUM_PLAYERS):
+        _, choice = best_response_value_table(sf, table, player, x)
+        response = table.copy()
+        local = sf.players[player].infosets
+        response[local] = 0.0
+        response[local, choice] = 1.0
+        responses.append(response)
+    return responses[0], responses[1]
+
+
+def private_deals(game: "str | Game") -> tuple[np.ndarray, np.ndarray]:
+    """(roots [M, 2], root of each deal [D]): the ordered private-card deals (P0 card, P1 card) of the game, all
+    equally likely, and the index of each deal of `game.deals` (which also fix the public card) among them."""
+    game = get_game(game)
+    roots, deal_root = np.unique(game.deals[:, :2], axis=0, return_inverse=True)
+    return roots, deal_root.ravel()
+
+
+def root_values(game: "str | Game", tables: np.ndarray) -> np.ndarray:
+    """[K, M] E[u_0 | private-card deal] (chips) of K profile tables [K, n_info, A]: player 0's value given each
+    ordered deal of private cards (`private_deals` order; all equally likely, so the plain mean over the M deals
+    is the whole-game value)."""
+    game = get_game(game)
+    probability = terminal_probabilities(game, np.asarray(tables, dtype=np.float64))      # [K, D, T]
+    per_deal = np.einsum("kdt,dt->kd", probability, terminal_utilities(game)[:, _terminal_nodes(game)])
+    roots, deal_root = private_deals(game)
+    totals = np.stack([np.bincount(deal_root, weights=row, minlength=len(roots)) for row in per_deal])
+    chance = np.bincount(deal_root, minlength=len(roots)) / len(game.deals)                # P(private deal)
+    return totals / chance[None]
+
+
 def evaluate_checkpoint_table(game: "str | Game", table: np.ndarray, opponent_table: np.ndarray,
                               opponent_label: str = "given") -> CheckpointEvaluation:
     """`evaluate_checkpoint` for validated tables [n_info, A] (the learners' fast path).
@@ -325,16 +364,7 @@ def evaluate_checkpoint_table(game: "str | Game", table: np.ndarray, opponent_ta
     """
     game = get_game(game)
     pairs = rank_pairs(game)
-    sf = sequence_form(game)
-    x = sf.realisation_plan(table)
-    responses = []
-    for player in range(NUM_PLAYERS):
-        _, choice = best_response_value_table(sf, table, player, x)
-        response = table.copy()
-        local = sf.players[player].infosets
-        response[local] = 0.0
-        response[local, choice] = 1.0
-        responses.append(response)
+    responses = best_response_tables(game, table)
     profiles = np.stack([table, responses[0], responses[1], profile_table(game, table, opponent_table),
                          profile_table(game, opponent_table, table)])
     probability = terminal_probabilities(game, profiles)

@@ -27,9 +27,11 @@ from oscc_core.exact.exploitability import NUM_PLAYERS, nash_conv_table
 from oscc_core.games import get_game
 from oscc_core.interop.openspiel import load_openspiel_game
 from oscc_core.reporting import claims
+from oscc_core.reporting.results import residual_text
 from oscc_core.reporting.rows import Row
 
 CURVE_POINTS = 60    # log-spaced iterations kept for the figure (the full curve is only digested)
+MATCH_TOLERANCE = 1e-9   # chips: ours against OpenSpiel's CFRPlusSolver, shown against this tolerance
 
 # claim ids of the paper's calibration, per game
 ITERATIONS_CLAIM = {"kuhn": "learning_boundary.exact_calibration.kuhn_iterations",
@@ -142,27 +144,42 @@ def run_calibration(game: str, iterations: int, labels: list[int], curve_points:
 def calibration_rows(results: dict) -> list[Row]:
     """Paper-beside-ours rows of the exact calibration; `results` maps game name -> `run_calibration` output.
 
-    Per game: the iteration count (a count), the maximum exploitability over
-    labels (chips; exact, no interval; the paper states no relation for it,
-    so the verdict is reproduced or not reproduced), OpenSpiel's value and
-    the absolute difference (no paper value); then the labels (text) and
-    whether the reruns are bitwise identical (the paper gives no number).
+    Per game: the maximum exploitability over labels (chips; exact, no interval;
+    the paper states no relation for it, so the verdict is reproduced or not
+    reproduced), OpenSpiel's value and the difference shown against a tolerance
+    (no paper value); then whether the reruns are bitwise identical (the paper
+    gives no number).  The iteration counts and labels are settings
+    (`calibration_settings`).
     """
     rows = []
     for name, res in results.items():
         game = get_game(name).name
-        rows.append(Row.count(f"{game}: CFR+ iterations", ITERATIONS_CLAIM[game], res["iterations"]))
         rows.append(Row.compare(f"{game}: max exploitability over labels (chips)", MAX_EXPLOITABILITY_CLAIM[game],
                                 res["max_exploitability"]))
         rows.append(Row.no_paper(f"{game}: OpenSpiel CFRPlusSolver exploitability, same iterations (chips)",
                                  res["openspiel"]["exploitability"]))
         rows.append(Row.no_paper(f"{game}: |ours - OpenSpiel| exploitability (chips)",
-                                 res["openspiel"]["abs_difference"]))
-    labels = [r["labels"] for r in results.values()]
-    ours = ", ".join(str(x) for x in labels[0]) if labels else ""
-    rows.append(Row.same_text("run labels", str(claims.claim(LABELS_CLAIM)), ours, LABELS_CLAIM))
+                                 residual_text(res["openspiel"]["abs_difference"], MATCH_TOLERANCE)))
     same = all(res["identical"] for res in results.values())
     count = ", ".join(f"{get_game(n).name} {res['distinct_digests']}" for n, res in results.items())
     rows.append(Row.no_paper("reruns bitwise identical across labels (distinct digests per game)",
                              f"{'yes' if same else 'no'} ({count})"))
+    return rows
+
+
+def calibration_settings(results: dict) -> list[Row]:
+    """The calibration's settings: CFR+ iterations per game, and the run labels (CFR+ draws no random number, so
+    a label only names a rerun)."""
+    rows = []
+    for name, res in results.items():
+        game = get_game(name).name
+        paper = claims.claim(ITERATIONS_CLAIM[game])
+        rows.append(Row.setting(f"{game}: CFR+ iterations", ITERATIONS_CLAIM[game], res["iterations"],
+                                reason=None if res["iterations"] == paper else
+                                f"the parameter {game}_cfr_iterations is set to {res['iterations']:,}"))
+    labels = [r["labels"] for r in results.values()]
+    ours = ", ".join(str(x) for x in labels[0]) if labels else ""
+    rows.append(Row.setting("run labels", LABELS_CLAIM, ours,
+                            reason="CFR+ draws no random number: a label only names a rerun, which must be "
+                                   "bitwise identical to the others"))
     return rows

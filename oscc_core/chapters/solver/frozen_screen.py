@@ -223,7 +223,7 @@ def run_screen(seed: int, n_per_pair: int = 4096, epsilon: float = 0.2, z: float
 
 
 def screen_rows(result: dict) -> list[Row]:
-    """The claims-ledger rows of the screen (SE means and value change in chips; counts)."""
+    """The claims-ledger rows of the screen (SE means and value change, chips); its counts are settings."""
     m = result["modes"]
     se = {k: m[k]["margin_se_mean"] for k in MODES}
     order = Relation("paired SE < independent SE", se["paired"] < se["independent"])
@@ -231,7 +231,6 @@ def screen_rows(result: dict) -> list[Row]:
     same = Relation("delta > 0, same for both modes",
                     d["paired"] > 0 and abs(d["paired"] - d["independent"]) <= 1e-12)
     base = BASE_CLAIM
-    kept = "retained_evidence.frozen_opponent"
     return [
         Row.compare("frozen-opponent margin SE mean, paired (chips)", f"{base}.paired.margin_se_mean",
                     se["paired"], relation=order),
@@ -239,13 +238,22 @@ def screen_rows(result: dict) -> list[Row]:
                     se["independent"], relation=order),
         Row.compare("frozen-opponent held-out exact value delta, K pairs (chips)",
                     f"{base}.heldout_exact_value_delta", d["paired"], relation=same, exact=d["paired"]),
-        Row.count("frozen-opponent branch rollouts per seed and mode", "learning_boundary.frozen_opponent."
-                  "rollouts_per_seed", m["paired"]["rollouts"]),
-        Row.count("frozen-opponent calibration states", f"{kept}.calibration_states",
-                  len(result["calibration_pairs"])),
-        Row.count("frozen-opponent evaluation states", f"{kept}.evaluation_states", len(result["evaluation_pairs"])),
-        Row.count("frozen-opponent comparisons per state", f"{kept}.comparisons_per_state",
-                  result["parameters"]["n_per_pair"]),
+    ]
+
+
+def screen_settings(result: dict) -> list[Row]:
+    """The screen's settings (counts): branch rollouts per seed and mode, calibration and evaluation states,
+    comparisons per state."""
+    m = result["modes"]
+    kept = "retained_evidence.frozen_opponent"
+    return [
+        Row.setting("frozen-opponent branch rollouts per seed and mode", "learning_boundary.frozen_opponent."
+                    "rollouts_per_seed", m["paired"]["rollouts"]),
+        Row.setting("frozen-opponent calibration states", f"{kept}.calibration_states",
+                    len(result["calibration_pairs"])),
+        Row.setting("frozen-opponent evaluation states", f"{kept}.evaluation_states", len(result["evaluation_pairs"])),
+        Row.setting("frozen-opponent comparisons per state", f"{kept}.comparisons_per_state",
+                    result["parameters"]["n_per_pair"]),
     ]
 
 

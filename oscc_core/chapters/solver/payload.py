@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from oscc_core.chapters.solver.tables import sensitivity_records
 from oscc_core.chapters.solver.training import exploitabilities
+from oscc_core.reporting.findings import RESULTS_KEY
 from oscc_core.reporting.tables import rows_record
 
 
@@ -47,14 +48,20 @@ def scale_payload(batch, seeds) -> dict:
                      for r, run in enumerate(batch.runs)}}
 
 
-def payload(p, *, op, eta, cal, diag, panel, frozen, screen, records, cfr, scale, checkpoints, tables) -> dict:
-    """The whole results file body (the manifest is added by `reporting.results.write_results`)."""
-    return {"ledgers_per_iteration": {"diagnostic": {arm: diag.ledger_per_iteration(arm) for arm in
-                                                    sorted({r.arm for r in diag.runs})},
-                                      "policy_screen": {arm: screen.ledger_per_iteration(arm) for arm in
-                                                        sorted({r.arm for r in screen.runs})}},
-            "operating_point": {"digest": op.digest, "record": op.record()}, "eta": eta, "calibration": calibration_payload(cal), "diagnostic": diagnostic_payload(diag,
+def payload(p, *, op, eta, cal, diag, panel, frozen, screen, records, cfr, scale, checkpoints, tables,
+            findings=None, readings=None) -> dict:
+    """The whole results file body (the manifest is added by `reporting.results.write_results`): `findings` (a
+    `reporting.findings.Findings`) under "findings", the readings' numbers under "readings"."""
+    ledgers = {"diagnostic": {arm: diag.ledger_per_iteration(arm) for arm in sorted({r.arm for r in diag.runs})},
+               "policy_screen": {arm: screen.ledger_per_iteration(arm) for arm in sorted({r.arm for r in screen.runs})}}
+    body = {"ledgers_per_iteration": ledgers, "operating_point": {"digest": op.digest, "record": op.record()},
+            "eta": eta, "calibration": calibration_payload(cal), "diagnostic": diagnostic_payload(diag,
                                                                                                  p.diagnostic_seeds),
             "sensitivity": sensitivity_records(panel), "frozen_screen": frozen_payload(frozen),
             "policy_screen": records, "cfr_reference": cfr, "scale_curve": scale_payload(scale, p.scale_seeds),
             "checkpoints": checkpoints, "rows": {name: rows_record(rows) for name, rows in tables.items()}}
+    if readings is not None:
+        body["readings"] = readings.records
+    if findings is not None:
+        body[RESULTS_KEY] = findings.record()
+    return body

@@ -1,14 +1,21 @@
-"""Paper-beside-ours rows of the chapter's tables (DESIGN section 10), one builder per paper table.
+"""Paper-beside-ours rows of the chapter's tables, one builder per paper table, and the settings of the paper's
+runs in a table of their own.
 
 Every number is the seed mean of exact per-checkpoint values (chips, unless
-a row says otherwise) with its 95% t-interval over seeds.  A relation is
-declared where the paper states one for the number (an ordering of arms or a
-sign); paper numbers that no profile can produce under the rules come from
-`feasibility` and replace the ordinary row (verdict impossible under the
-rules).
+a row says otherwise) with its 95% t-interval over seeds (variances: on the
+log scale, so it never reaches 0).  A relation is declared where the paper
+states one for the number (an ordering of arms or a sign): it *holds* when our
+seed means satisfy it and is *resolved* when every paired per-seed difference
+it involves has a 95% t-interval on the stated side of 0.  A value the paper
+prints for one seed is compared with the 95% prediction interval over our
+seeds.  Paper quantities whose meaning the paper leaves open are compared
+under every reading the chapter computes (`readings.Readings.combine`), and a
+reading whose rule bound the paper's number breaks (`feasibility`) is
+impossible under the rules.
 """
 from __future__ import annotations
 
+from oscc_core.chapters.solver.readings import Readings
 from oscc_core.chapters.solver.training import LEARNED_ARMS
 from oscc_core.games import get_game
 from oscc_core.games.leduc import MAX_RAISES
@@ -16,7 +23,7 @@ from oscc_core.learning import summary
 from oscc_core.method.stats import t_interval
 from oscc_core.reporting import claims
 from oscc_core.reporting.claims import Relation
-from oscc_core.reporting.rows import Row, impossible_instead, unshown_impossible
+from oscc_core.reporting.rows import Row, unshown_impossible
 
 #: The paper's row label of each arm in its policy and solver tables.
 POLICY_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent", "grpo": "standard_grpo",
@@ -25,75 +32,93 @@ CONSTRUCTION_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent_rol
 NO_WALL_TIME = "wall time depends on the machine; benchmarks/ measures speed as ratios, results files never hold it"
 NO_SOLVER_QUERIES = ("our evaluation is exact over the whole game tree: it issues no solver queries, so there are "
                      "no queries, joins or timeouts to count")
-
-
-def _pick(row: Row, impossible: dict) -> Row:
-    """`row` with the verdict impossible under the rules (and the bound as its reason) when the rules exclude
-    the paper's number; our measured value and interval stay in the row."""
-    return impossible_instead(row, impossible)
+NO_STRATA = ("our learners draw decision points from the whole game and every checkpoint is evaluated exactly over "
+             "every deal, so no root strata are set aside")
+NO_HELD_OUT = ("every checkpoint is evaluated exactly over all 30 private-card deals (and every public card), "
+               "not on a sample of held-out roots; the chapter computes the held-out reading from the exact "
+               "per-deal values")
+HELD_OUT_CLAIM = "learning_boundary.policy_solver.heldout_roots_per_seed"
+__all__ = ["unshown_impossible"]
 
 
 def _estimate(quantity, claim_id, records, arm, key, relation=None) -> Row:
     iv = summary.interval(records, arm, key)
-    return Row.compare(quantity, claim_id, iv.mean, iv.low, iv.high, relation)
+    return Row.compare(quantity, claim_id, iv.mean, iv.low, iv.high, relation, positive=key in summary.POSITIVE)
 
 
+# ----- the three-seed diagnostic ------------------------------------------------------------------
 def diagnostic_rows(p, exploit: dict) -> list[Row]:
-    """The three-seed diagnostic; exploit[arm][seed] = final exploitability of the average policy (chips)."""
+    """The three-seed diagnostic; exploit[arm][seed] = final exploitability of the average policy (chips).
+
+    The paper prints one number per seed: each is compared with the 95% prediction interval of one more seed
+    over our seeds (`Row.one_seed`; our value at the same seed label beside it).  Every row declares the sign the
+    paper states, independent - paired < 0, on our seed mean with its 95% t-interval."""
     seeds = p.diagnostic_seeds
     diff = {s: exploit["independent"][s] - exploit["cp_grpo"][s] for s in seeds}
+    iv = t_interval([diff[s] for s in seeds])
+    sign = Relation.side("mean independent - paired < 0", iv.mean, iv.low, iv.high, below=0.0)
     rows = []
     for arm, label in (("cp_grpo", "paired"), ("independent", "independent")):
+        spread = [exploit[arm][s] for s in seeds]
         for s in seeds:
-            rel = Relation(f"independent < paired at seed {s}", diff[s] < 0)
-            rows.append(Row.compare(f"{label} final exploitability, seed {s} (chips)",
-                                    f"text_bounded.three_seed.{label}.final_exploitability_seed{s}",
-                                    exploit[arm][s], relation=rel, exact=exploit[arm][s]))
+            rows.append(Row.one_seed(f"{label} final exploitability, seed {s} (chips)",
+                                     f"text_bounded.three_seed.{label}.final_exploitability_seed{s}",
+                                     exploit[arm][s], spread, relation=sign))
     for s in seeds:
-        rows.append(Row.compare(f"independent - paired, seed {s} (chips)", f"fig_three_seed.seed{s}.difference",
-                                diff[s], relation=Relation("difference < 0", diff[s] < 0)))
-    iv = t_interval([diff[s] for s in seeds])
+        rows.append(Row.one_seed(f"independent - paired, seed {s} (chips)", f"fig_three_seed.seed{s}.difference",
+                                 diff[s], [diff[t] for t in seeds], relation=sign))
     rows.append(Row.compare("mean independent - paired (chips)", "fig_three_seed.mean_difference", iv.mean, iv.low,
-                            iv.high, Relation("mean difference < 0", iv.mean < 0)))
+                            iv.high, Relation.side("mean difference < 0", iv.mean, iv.low, iv.high, below=0.0)))
     return rows
 
 
-def diagnostic_setup_rows(p, groups_per_seed: int) -> list[Row]:
-    """The diagnostic's design numbers, from our parameters and the game's rules."""
-    game = get_game(p.game)
-    seeds = ", ".join(str(s) for s in p.diagnostic_seeds)
-    return [Row.count("iterations T", "setup.tabular_screen.iterations", p.iterations),
-            Row.count("decision points per iteration N", "setup.tabular_screen.decision_points_per_iteration",
-                      p.decision_points),
-            Row.count("most legal actions at a decision point (rules)", "setup.tabular_screen.max_legal_root_actions",
-                      int(game.tree.legal.sum(axis=1).max())),
-            Row.count("raises per betting round (rules)", "setup.tabular_screen.raises_per_round", MAX_RAISES),
-            Row.count("logical groups per seed (T x N)", "setup.tabular_screen.logical_groups_per_seed",
-                      groups_per_seed),
-            Row.same_text("diagnostic seeds", str(claims.claim("setup.tabular_screen.seeds")), seeds,
-                          "setup.tabular_screen.seeds"),
-            Row.count("diagnostic seeds", "intro.bounded_diagnostic.seeds", len(p.diagnostic_seeds)),
-            Row.count("policy-screen seeds", "text_precision.learning_endpoints.seeds", len(p.policy_seeds)),
-            Row.count("seeds per arm", "grpo_ppo.caption.seeds_per_arm", len(p.policy_seeds))]
+# ----- orderings ----------------------------------------------------------------------------------
+def _means_order(records, arm, others, key, better: str) -> bool:
+    """Whether `arm`'s seed mean of `key` beats every arm of `others` (`better` "high" or "low")."""
+    mine = summary.values(records, arm, key).mean()
+    theirs = [summary.values(records, o, key).mean() for o in others]
+    return all(mine > t if better == "high" else mine < t for t in theirs)
 
 
 def ordering(records, arm, key, better: str) -> Relation:
-    """The paper's ordering for `key` (CP-GRPO best among the learned arms, the uniform policy worst),
-    held only when every paired per-seed difference's 95% interval lies on the stated side of 0."""
+    """The paper's ordering for `key` (CP-GRPO best among the learned arms, the uniform policy worst): holds on
+    our seed means, resolved only when every paired per-seed difference's 95% interval lies on the stated side of
+    0 (`summary.resolved_order`)."""
     high = better == "high"
     if arm == "cp_grpo":
-        others = [a for a in LEARNED_ARMS if a != "cp_grpo"]
-        return Relation(f"cp_grpo {'highest' if high else 'lowest'} among learned arms (paired, 95%)",
-                        summary.resolved_order(records, "cp_grpo", others, key, better))
-    if arm == "uniform":
-        worse = "low" if high else "high"
-        return Relation(f"uniform {'lowest' if high else 'highest'} of all arms (paired, 95%)",
-                        summary.resolved_order(records, "uniform", LEARNED_ARMS, key, worse))
-    return Relation(f"cp_grpo {'>' if high else '<'} {arm} (paired, 95%)",
-                    summary.resolved_order(records, "cp_grpo", [arm], key, better))
+        others, subject, text = [a for a in LEARNED_ARMS if a != "cp_grpo"], "cp_grpo", \
+            f"cp_grpo {'highest' if high else 'lowest'} among learned arms (paired, 95%)"
+    elif arm == "uniform":
+        better = "low" if high else "high"
+        others, subject, text = list(LEARNED_ARMS), "uniform", \
+            f"uniform {'lowest' if high else 'highest'} of all arms (paired, 95%)"
+    else:
+        others, subject, text = [arm], "cp_grpo", f"cp_grpo {'>' if high else '<'} {arm} (paired, 95%)"
+    return Relation(text, _means_order(records, subject, others, key, better),
+                    summary.resolved_order(records, subject, others, key, better))
 
 
-def policy_rows(records, impossible: dict) -> list[Row]:
+#: The orderings the paper's policy and solver tables state (bold marks, table notes): (arm, key, better).
+PAPER_ORDERINGS = (("cp_grpo", "mean_return", "high"), ("cp_grpo", "task_success", "high"),
+                   ("cp_grpo", "update_variance", "low"), ("cp_grpo", "player0_value", "high"),
+                   ("cp_grpo", "nash_conv", "low"), ("cp_grpo", "exploitability", "low"),
+                   ("cp_grpo", "contrast_variance_exact", "low"), ("uniform", "mean_return", "high"),
+                   ("uniform", "task_success", "high"), ("uniform", "exploitability", "low"))
+
+
+def orderings(records) -> list[dict]:
+    """Each ordering the paper states: {quantity, relation, holds on seed means, resolved at 95%}."""
+    out = []
+    for arm, key, better in PAPER_ORDERINGS:
+        rel = ordering(records, arm, key, better)
+        out.append({"quantity": key.replace("_", " "), "relation": rel.text,
+                    "holds on seed means": "yes" if rel.holds else "no",
+                    "resolved (every paired difference, 95%)": "yes" if rel.resolved else "no"})
+    return out
+
+
+# ----- the paper's tables -------------------------------------------------------------------------
+def policy_rows(records, readings: Readings | None = None) -> list[Row]:
     """tab:measured-grpo-ppo: return and success (mean and SD), update variance, value, exploitability, cost."""
     rows = []
     for arm, label in POLICY_ROW.items():
@@ -113,40 +138,49 @@ def policy_rows(records, impossible: dict) -> list[Row]:
                  _estimate(f"{arm}: exploitability (chips)", f"{cid}.exploitability", records, arm,
                            "exploitability", ordering(records, arm, "exploitability", "low")),
                  Row.not_compared(f"{arm}: cost (s)", f"{cid}.cost", NO_WALL_TIME)]
-    return [_pick(r, impossible) for r in rows]
+    return _combined(rows, readings)
 
 
-def construction_rows(records, p, impossible: dict) -> list[Row]:
-    """tab:measured-independent: contrast variance of each arm's construction (exact, chips^2), invalid actions,
-    matched policy calls, wall time."""
+def one_row_per_claim(tables: dict) -> None:
+    """Raise when two rows of the chapter's tables (name -> rows) name one claim id: the ledger takes one primary
+    row per claim."""
+    unshown_impossible({}, tables)
+
+
+def _combined(rows: list[Row], readings: Readings | None) -> list[Row]:
+    return rows if readings is None else [readings.combine(r) for r in rows]
+
+
+def construction_rows(records) -> list[Row]:
+    """tab:measured-independent: contrast variance of each arm's construction (exact, chips^2; its ordering
+    resolved on paired per-seed differences), invalid actions and wall time (the matched policy calls are
+    settings: `budget_settings`)."""
     rows = []
-    paired = float(summary.values(records, "cp_grpo", "contrast_variance_exact").mean())
+    key = "contrast_variance_exact"
     for arm, label in CONSTRUCTION_ROW.items():
         cid = f"measured_independent.{label}"
-        mine = float(summary.values(records, arm, "contrast_variance_exact").mean())
-        rel = (Relation("paired < independent", paired < float(summary.values(
-            records, "independent", "contrast_variance_exact").mean())) if arm == "cp_grpo"
-               else Relation(f"cp_grpo < {arm}", paired < mine))
+        other = "independent" if arm == "cp_grpo" else arm
+        rel = Relation("paired < independent" if arm == "cp_grpo" else f"cp_grpo < {arm}",
+                       _means_order(records, "cp_grpo", [other], key, "low"),
+                       summary.resolved_order(records, "cp_grpo", [other], key, "low"))
         illegal = sum(rec["ledger"]["illegal"] for rec in records[arm].values())
-        rows += [_estimate(f"{arm}: contrast variance (chips^2)",
-                           f"{cid}.contrast_variance", records, arm, "contrast_variance_exact", rel),
+        rows += [_estimate(f"{arm}: contrast variance (chips^2)", f"{cid}.contrast_variance", records, arm, key, rel),
                  Row.count(f"{arm}: invalid actions", f"{cid}.invalid_actions", illegal),
-                 Row.compare(f"{arm}: physical calls per seed, realised (budget {p.budget:,})", f"{cid}.policy_calls",
-                             float(summary.values(records, arm, "physical_calls").mean())),
                  Row.not_compared(f"{arm}: wall time (s)", f"{cid}.wall_time", NO_WALL_TIME)]
-    return [_pick(r, impossible) for r in rows]
+    return rows
 
 
-def solver_rows(records, cfr: dict, impossible: dict) -> list[Row]:
+def solver_rows(records, cfr: dict, readings: Readings | None = None) -> list[Row]:
     """tab:measured-solver: value, best-response value, NashConv, exploitability, success, the value's interval;
-    `cfr` holds the exact CFR+ reference's numbers (a single deterministic policy: zero-width interval)."""
+    `cfr` holds the exact CFR+ reference's numbers (a single deterministic policy: no interval).  The value, the
+    best-response value and the interval are compared under every reading (`readings`)."""
     rows = []
     for arm in LEARNED_ARMS:
         cid = f"measured_solver.{POLICY_ROW[arm]}"
         iv = summary.interval(records, arm, "player0_value")
         rows += [_estimate(f"{arm}: player-0 value (chips)", f"{cid}.player0_value", records, arm, "player0_value",
                            ordering(records, arm, "player0_value", "high")),
-                 _estimate(f"{arm}: player 0's best-response value (chips)", f"{cid}.best_response_value", records,
+                 _estimate(f"{arm}: best-response value (chips)", f"{cid}.best_response_value", records,
                            arm, "best_response_0"),
                  _estimate(f"{arm}: NashConv (chips)", f"{cid}.nashconv", records, arm, "nash_conv",
                            ordering(records, arm, "nash_conv", "low")),
@@ -154,29 +188,29 @@ def solver_rows(records, cfr: dict, impossible: dict) -> list[Row]:
                            ordering(records, arm, "exploitability", "low")),
                  _estimate(f"{arm}: task success", f"{cid}.task_success", records, arm, "task_success",
                            ordering(records, arm, "task_success", "high")),
-                 Row.quantile_pair(f"{arm}: 95% seed interval of the player-0 value (chips)", f"{cid}.seed_interval",
+                 Row.quantile_pair(f"{arm}: player-0 value, seed interval (chips)", f"{cid}.seed_interval",
                                    iv.low, iv.high)]
     cid = "measured_solver.exact_cfr_plus"
     # CFR+'s numbers are exact (one deterministic policy): "ours" is the exact value, no interval
     rows += [Row.compare("CFR+: player-0 value (chips)", f"{cid}.player0_value", cfr["player0_value"]),
-             Row.compare("CFR+: player 0's best-response value (chips)", f"{cid}.best_response_value",
-                         cfr["best_response_0"]),
+             Row.compare("CFR+: best-response value (chips)", f"{cid}.best_response_value", cfr["best_response_0"]),
              Row.compare("CFR+: NashConv (chips)", f"{cid}.nashconv", cfr["nash_conv"]),
              Row.compare("CFR+: exploitability (chips)", f"{cid}.exploitability", cfr["exploitability"]),
              Row.compare("CFR+: task success", f"{cid}.task_success", cfr["task_success"]),
-             Row.quantile_pair("CFR+: seed interval of the player-0 value (deterministic: one point)",
+             Row.quantile_pair("CFR+: player-0 value, seed interval (one point)",
                                f"{cid}.seed_interval", cfr["player0_value"], cfr["player0_value"])]
-    return [_pick(r, impossible) for r in rows]
+    return _combined(rows, readings)
 
 
-def appendix_rows(records, impossible: dict) -> list[Row]:
+def appendix_rows(records, readings: Readings | None = None) -> list[Row]:
     """tab:app-p1-solver: CP-GRPO's intervals, the legal-action rate, and the solver-query ledger."""
     legal, total = summary.legal_action_rate(records)
     rows = []
-    for key, name in (("best_response_0", "best_response_value"), ("nash_conv", "nashconv"),
-                      ("exploitability", "exploitability"), ("player0_value", "player_value")):
+    for key, name, text in (("best_response_0", "best_response_value", "best-response value"),
+                            ("nash_conv", "nashconv", "NashConv"), ("exploitability", "exploitability", "exploitability"),
+                            ("player0_value", "player_value", "player value")):
         iv = summary.interval(records, "cp_grpo", key)
-        rows.append(Row.quantile_pair(f"cp_grpo: 95% interval of {key} (chips)", f"app_solver.{name}.interval",
+        rows.append(Row.quantile_pair(f"cp_grpo: {text}, seed interval (chips)", f"app_solver.{name}.interval",
                                       iv.low, iv.high))
     rows.append(Row.compare("legal-action rate over all transitions", "app_solver.legal_action_rate.reported_value",
                             legal / total))
@@ -184,29 +218,49 @@ def appendix_rows(records, impossible: dict) -> list[Row]:
                 "app_solver.solver_queries.timeouts", "failures.solver_timeout.timeout_records",
                 "failures.solver_timeout.successful_joins", "release.solver_evaluation.joins"):
         rows.append(Row.not_compared(cid.split(".", 1)[1].replace("_", " "), cid, NO_SOLVER_QUERIES))
-    return [_pick(r, impossible) for r in rows]
+    return _combined(rows, readings)
 
 
-#: The orderings the paper's policy and solver tables state (bold marks, table notes): (arm, key, better).
-PAPER_ORDERINGS = (("cp_grpo", "mean_return", "high"), ("cp_grpo", "task_success", "high"),
-                   ("cp_grpo", "update_variance", "low"), ("cp_grpo", "player0_value", "high"),
-                   ("cp_grpo", "nash_conv", "low"), ("cp_grpo", "exploitability", "low"),
-                   ("cp_grpo", "contrast_variance_exact", "low"), ("uniform", "mean_return", "high"),
-                   ("uniform", "task_success", "high"), ("uniform", "exploitability", "low"))
+# ----- settings of the paper's runs ---------------------------------------------------------------
+def diagnostic_settings(p, groups_per_seed: int) -> list[Row]:
+    """The diagnostic's and the screen's design numbers, from our parameters and the game's rules."""
+    game = get_game(p.game)
+    diag = ", ".join(str(s) for s in p.diagnostic_seeds)
+    policy = ", ".join(str(s) for s in p.policy_seeds)
+    n = len(p.policy_seeds)
+    rows = [Row.setting("iterations T", "setup.tabular_screen.iterations", p.iterations),
+            Row.setting("decision points per iteration N", "setup.tabular_screen.decision_points_per_iteration",
+                        p.decision_points),
+            Row.setting("most legal actions at a decision point (rules)", "setup.tabular_screen.max_legal_root_actions",
+                        int(game.tree.legal.sum(axis=1).max())),
+            Row.setting("raises per betting round (rules)", "setup.tabular_screen.raises_per_round", MAX_RAISES),
+            Row.setting("logical groups per seed (T x N)", "setup.tabular_screen.logical_groups_per_seed",
+                        groups_per_seed),
+            Row.setting("diagnostic seeds", "setup.tabular_screen.seeds", diag),
+            Row.setting("diagnostic seeds", "text_bounded.three_seed.seeds", diag),
+            Row.setting("diagnostic seeds (count)", "intro.bounded_diagnostic.seeds", len(p.diagnostic_seeds)),
+            Row.setting("policy-screen seeds", "measured_eval_text.seeds", policy)]
+    for cid in ("text_precision.learning_endpoints.seeds", "text_bounded.policy_screen.seeds",
+                "learning_boundary.policy_solver.seeds", "learning_config.training_seeds",
+                "grpo_ppo.caption.seeds_per_arm"):
+        rows.append(Row.setting("policy-screen seeds (count)", cid, n))
+    rows.append(Row.setting("held-out roots per seed", HELD_OUT_CLAIM, "all deals, exact", reason=NO_HELD_OUT))
+    for cid, what in (("development", "development"), ("validation", "validation"), ("test", "sealed test")):
+        rows.append(Row.setting(f"{what} root strata", f"measured_eval_text.{cid}_strata", 0, reason=NO_STRATA))
+    return rows
 
 
-def orderings(records) -> list[dict]:
-    """Each ordering the paper states, evaluated on our seed means: {quantity, relation, holds}."""
-    out = []
-    for arm, key, better in PAPER_ORDERINGS:
-        rel = ordering(records, arm, key, better)
-        out.append({"quantity": key.replace("_", " "), "relation": rel.text, "holds": "yes" if rel.holds else "no"})
-    return out
-
-
-__all__ = ["unshown_impossible"]
-
-
-def impossible_rows(feasibility_rows) -> dict:
-    """{claim id: row} of the paper numbers the rules exclude."""
-    return {r.claim_id: r for r in feasibility_rows}
+def budget_settings(records, budget: int) -> list[Row]:
+    """The matched policy calls of tab:measured-independent: our budget is the paper's (per seed), and the row shows
+    the physical calls each arm realised (seed mean; a run stops when its next group would pass the budget)."""
+    rows = []
+    for arm, label in CONSTRUCTION_ROW.items():
+        realised = summary.values(records, arm, "physical_calls")
+        rows.append(Row.setting(f"{arm}: physical calls per seed (budget {budget:,})",
+                                f"measured_independent.{label}.policy_calls", float(realised.mean()),
+                                adopted=budget == int(claims.claim(f"measured_independent.{label}.policy_calls")),
+                                reason=f"our budget is {budget:,} physical calls per seed; the runs realised "
+                                       f"{realised.mean():,.1f} on average ({realised.min():,.0f} to "
+                                       f"{realised.max():,.0f}): a run stops when its next group would pass the "
+                                       f"budget"))
+    return rows

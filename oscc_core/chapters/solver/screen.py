@@ -47,17 +47,36 @@ def openspiel_exploitabilities(game: str, path) -> dict[str, float]:
             for key, policy in checkpoints.load_checkpoints(path).items()}
 
 
-def cfr_reference(p) -> dict:
-    """The exact CFR+ reference row: CFR+'s average policy after `p.leduc_cfr_iterations` iterations, evaluated
-    like a checkpoint (chips; success unitless)."""
+def cfr_table(p) -> np.ndarray:
+    """CFR+'s average policy [n_info, A] after `p.leduc_cfr_iterations` iterations (the reference row's policy)."""
     from oscc_core.exact.cfr import CFRPlus
-    from oscc_core.learning.summary import EVALUATED
 
     solver = CFRPlus(p.game)
     for _ in range(p.leduc_cfr_iterations):
         solver.iterate()
-    e = evaluate_runs(p.game, solver.average_table()[None], p.opponent)[0]
+    return solver.average_table()
+
+
+def cfr_reference(p, table: np.ndarray | None = None) -> dict:
+    """The exact CFR+ reference row: CFR+'s average policy after `p.leduc_cfr_iterations` iterations (`table`, by
+    default `cfr_table(p)`), evaluated like a checkpoint (chips; success unitless)."""
+    from oscc_core.learning.summary import EVALUATED
+
+    table = cfr_table(p) if table is None else table
+    e = evaluate_runs(p.game, table[None], p.opponent)[0]
     return {"iterations": p.leduc_cfr_iterations, **{key: float(f(e).whole) for key, f in EVALUATED.items()}}
+
+
+def readings(p, batch, evaluations, cfr: np.ndarray):
+    """Our numbers under every reading (`readings.Readings`): the screen's average policies at T (`evaluations`
+    their exact evaluations) and the CFR+ reference policy `cfr` (arm "cfr"), with every rule check."""
+    from oscc_core.chapters.solver import feasibility
+    from oscc_core.chapters.solver import readings as reading_module
+
+    records = reading_module.reading_records(p.game, batch.runs, batch.average, evaluations)
+    records["cfr"] = {"-": reading_module.evaluation_record(p.game, cfr, evaluate_runs(p.game, cfr[None],
+                                                                                        p.opponent)[0])}
+    return reading_module.Readings.build(records, feasibility.feasibility_table(p.game))
 
 
 def checkpoint_check(p, batch, records: dict) -> dict:

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from oscc_core.chapters.solver.calibration import MATCH_TOLERANCE
+from oscc_core.chapters.solver.feasibility import OPEN_BOUND, READINGS, SHORT
+from oscc_core.chapters.solver.readings import Readings
 from oscc_core.chapters.solver.rows import orderings
 from oscc_core.chapters.solver.training import exploitabilities
 from oscc_core.learning import summary
 from oscc_core.method.stats import t_interval
-from oscc_core.reporting.tables import round_frame
+from oscc_core.reporting.claims import IMPOSSIBLE
+from oscc_core.reporting.results import residual_text
+from oscc_core.reporting.tables import NotedFrame, comparison_frame, round_frame
 
 
 def _frame(records, index=None):
@@ -29,7 +34,7 @@ def calibration_table(cal: dict):
         reach = next(iter(res["targets"].values()))
         out.append({"game": game, "iterations": f"{res['iterations']:,}", "ours (chips)": res["max_exploitability"],
                     "OpenSpiel (chips)": res["openspiel"]["exploitability"],
-                    "|ours - OpenSpiel|": f"{res['openspiel']['abs_difference']:.1e}",
+                    "|ours - OpenSpiel|": residual_text(res["openspiel"]["abs_difference"], MATCH_TOLERANCE),
                     "reruns identical": "yes" if res["identical"] else "no",
                     "paper's value (chips)": reach["target"],
                     "first iteration at or below it": reach["first_reach"] or "never"})
@@ -135,18 +140,44 @@ def pair_tables(records: dict, keys=tuple(summary.EVALUATED)):
     return _frame(summary.pair_rows(records, keys), ["quantity", "arm"])
 
 
-def checkpoint_table(ours: dict, openspiel: dict):
-    """Per saved checkpoint: our exploitability and pyspiel's recomputation from the file (chips)."""
+def checkpoint_table(ours: dict, openspiel: dict, tolerance: float = MATCH_TOLERANCE):
+    """Per saved checkpoint: our exploitability and pyspiel's recomputation from the file (chips), and their
+    difference shown against `tolerance` (rounding noise differs between CPUs; the tolerance does not)."""
     return _frame([{"checkpoint": k, "ours": ours[k], "pyspiel": openspiel[k],
-                    "|difference|": f"{abs(ours[k] - openspiel[k]):.1e}"} for k in ours], "checkpoint")
+                    "|difference|": residual_text(abs(ours[k] - openspiel[k]), tolerance)} for k in ours],
+                  "checkpoint")
 
 
-def feasibility_frame(entries: list[dict]):
-    """Every checked paper number: its value, the rule bound, what the bound allows, and whether it breaks it."""
-    out = [{"claim id": e["claim_id"], "quantity": e["quantity"], "paper": str(e["paper"]), "bound": e["bound"],
-            "allowed": "; ".join(f"[{lo:.4f}, {hi:.4f}]" for lo, hi in e["allowed"]),
-            "impossible": "yes" if e["impossible"] else "no"} for e in entries]
+def _allowed_text(ranges) -> str:
+    """What a bound allows, short: the range(s), or for a fixed policy the count and span of its numbers."""
+    if len(ranges) > 3:
+        return f"{len(ranges)} numbers in [{ranges[0][0]:.4f}, {ranges[-1][1]:.4f}]"
+    return "; ".join(f"{lo:.4f}" if lo == hi else f"[{lo:.4f}, {hi:.4f}]" for lo, hi in ranges)
+
+
+def feasibility_frame(entries: list[dict], only_bounded: bool = False):
+    """Every checked paper number under each reading (its few words, `feasibility.SHORT`): its value, the rule
+    bound, what the bound allows, and whether it breaks it; `only_bounded` drops the readings that only the
+    largest pot bounds."""
+    out = [{"claim id": e["claim_id"], "reading": SHORT[e["reading"]], "paper": str(e["paper"]),
+            "bound": e["bound"], "allowed": _allowed_text(e["allowed"]),
+            "impossible": "yes" if e["impossible"] else "no"} for e in entries
+           if not (only_bounded and e["bound"].startswith(OPEN_BOUND))]
     return _frame(out)
+
+
+def readings_table(rows):
+    """Per paper quantity compared under several readings, one line per reading in the listed order
+    (`Readings.table`), indexed by claim, paper value and reading; the legend of the readings' few words is
+    listed under the table as notes."""
+    import pandas as pd
+
+    records = Readings.table(rows)
+    frame = NotedFrame(pd.DataFrame(records).set_index(["claim id", "paper", "reading"]))
+    full = {v: READINGS[k] for k, v in SHORT.items()}
+    used = list(dict.fromkeys(r["reading"] for r in records))
+    frame.notes = [(label, "reading", full[label]) for label in used]
+    return frame
 
 
 def scale_table(batch, seeds):
@@ -163,5 +194,30 @@ def scale_table(batch, seeds):
 
 
 def orderings_table(records: dict):
-    """Each ordering the paper states (rows.PAPER_ORDERINGS) and whether it holds on our seed means."""
+    """Each ordering the paper states (rows.PAPER_ORDERINGS): whether it holds on our seed means and whether every
+    paired per-seed difference behind it is resolved at 95%."""
     return _frame(orderings(records))
+
+
+def _short_reasons(row) -> dict:
+    """A row as a table shows it: a row compared under several readings names its readings in a few words (the
+    results file keeps every reading's bound and verdict)."""
+    out = dict(row)
+    if row.get("readings"):
+        short = {READINGS[k]: v for k, v in SHORT.items()}
+        impossible = [short[x["reading"]] for x in row["readings"] if x["verdict"] == IMPOSSIBLE]
+        if row.get("reading") in short:
+            out["reading"] = short[row["reading"]]
+        if impossible and row["verdict"] != IMPOSSIBLE:
+            out["reason"] = (f"impossible as {' and '.join(impossible)}; {row['verdict']} as {out['reading']} "
+                             f"(every reading in the readings table)")
+        elif impossible:
+            out["reason"] = f"impossible under every reading: {'; '.join(impossible)} (bounds in the appendix)"
+            out["reading"] = "every reading"
+    return out
+
+
+def compared_frame(rows):
+    """`comparison_frame` of a paper table's rows, a row compared under several readings shown with the short
+    names of its readings."""
+    return comparison_frame([_short_reasons(r) for r in rows], drop_empty=True)

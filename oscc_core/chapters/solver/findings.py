@@ -1,0 +1,105 @@
+"""The chapter's findings in a few sentences, written from its own computed numbers and verdicts: the three-line
+result box that opens the chapter and the bullets of the landing page (`reporting.findings.Findings`).
+
+Paper numbers are read from the claims file (never typed); every other number
+is the chapter's: the CFR+ calibration's first iteration at the paper's value,
+the learners' exploitability at the matched budget, the diagnostic's mean
+difference with its interval, the orderings resolved at 95%, and the paper
+numbers that are impossible under the rules under every reading, or under some
+readings only.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from oscc_core.chapters.solver.calibration import MAX_EXPLOITABILITY_CLAIM
+from oscc_core.chapters.solver.feasibility import READINGS, SHORT
+from oscc_core.chapters.solver.rows import orderings
+from oscc_core.chapters.solver.training import LEARNED_ARMS
+from oscc_core.learning import summary
+from oscc_core.reporting import claims
+from oscc_core.reporting.findings import Findings
+
+LEARNED_CLAIM = "measured_solver.cp_grpo_paired.exploitability"
+DIAGNOSTIC_CLAIM = "fig_three_seed.mean_difference"
+
+
+def _first_reach(cal: dict, game: str) -> str:
+    reach = next(iter(cal[game]["targets"].values()))["first_reach"]
+    return f"after {reach:,} iterations" if reach else "at no iteration of its run"
+
+
+def _impossible(rows) -> tuple[list, list]:
+    """(rows impossible under every reading, rows impossible under some readings only)."""
+    every = [r for r in rows if r.verdict == claims.IMPOSSIBLE]
+    some = [r for r in rows if r.verdict != claims.IMPOSSIBLE and r.readings
+            and any(x["verdict"] == claims.IMPOSSIBLE for x in r.readings)]
+    return every, some
+
+
+def _first_allowed(rows) -> str:
+    """The verdicts that rows impossible under some readings take from their first allowed, compared reading,
+    counted, with the readings that gave them ("none" without such rows)."""
+    if not rows:
+        return "none"
+    counts = Counter(r.verdict for r in rows)
+    short = {READINGS[k]: v for k, v in SHORT.items()}
+    used = list(dict.fromkeys(short.get(r.reading, r.reading) for r in rows))
+    return f"{', '.join(f'{n} {v}' for v, n in counts.most_common())}, read as " + " or as ".join(
+        f"'{u}'" for u in used)
+
+
+def _number(x) -> str:
+    return claims.format_value(x) if not isinstance(x, float) else f"{x:.4g}"
+
+
+def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int) -> Findings:
+    """The box and landing bullets from the calibration results, the screen's records, the diagnostic rows and
+    every comparison row of the chapter (`rows`)."""
+    exploit = [summary.values(records, arm, "exploitability").mean() for arm in LEARNED_ARMS]
+    paper = claims.claim(LEARNED_CLAIM)
+    mean = next(r for r in diagnostic if r.claim_id == DIAGNOSTIC_CLAIM)
+    resolved = [o for o in orderings(records) if o["resolved (every paired difference, 95%)"] == "yes"]
+    every, some = _impossible(rows)
+    kuhn_paper = claims.claim(MAX_EXPLOITABILITY_CLAIM["kuhn"])
+    leduc_paper = claims.claim(MAX_EXPLOITABILITY_CLAIM["leduc"])
+    holds = (f"Our exact CFR+ agrees with OpenSpiel's and reaches the paper's calibration exploitability "
+             f"({_number(leduc_paper)} chips in Leduc, {_number(kuhn_paper)} in Kuhn) {_first_reach(cal, 'leduc')} "
+             f"in Leduc and {_first_reach(cal, 'kuhn')} in Kuhn; {len(resolved)} of the {len(orderings(records))} "
+             f"orderings the paper states hold with every paired per-seed difference resolved at 95%.")
+    does_not = (f"At the paper's matched budget of {budget:,} physical calls per seed our learners' average "
+                f"policies are {min(exploit):.2f} to {max(exploit):.2f} chips exploitable (seed means), against the "
+                f"paper's {_number(paper)} for CP-GRPO; the three-seed diagnostic is {mean.verdict}: independent "
+                f"minus paired is {mean.ours:+.3f} chips, 95% interval [{mean.interval[0]:.2f}, "
+                f"{mean.interval[1]:.2f}], against the paper's {_number(mean.paper)}.")
+    names = "; ".join(f"{r.quantity.split(' (')[0]} = {_number(r.paper)} (ours {_number(float(r.ours))})"
+                      for r in every) or "none"
+    impossible = (f"Impossible under the rules under every reading: {names}. {len(some)} more paper numbers "
+                  f"(values and best-response values and their intervals) are impossible as whole-game self-play "
+                  f"numbers but allowed under a later reading; each takes the verdict of the first allowed, compared "
+                  f"reading: {_first_allowed(some)}.")
+    landing = (f"Learners: at the matched budget our average policies are {min(exploit):.2f} to {max(exploit):.2f} "
+               f"chips exploitable against the paper's {_number(paper)}; exact CFR+ reaches the paper's calibration "
+               f"values {_first_reach(cal, 'leduc')} (Leduc), not at the budgets the paper names.",
+               f"{len(resolved)} of {len(orderings(records))} orderings the paper states (CP-GRPO best, the uniform "
+               f"policy worst) are resolved at 95% on paired per-seed differences; the three-seed diagnostic's "
+               f"sign is {mean.verdict} ({mean.ours:+.3f} chips against the paper's {_number(mean.paper)}).",
+               f"Impossible under every reading: {names}; {len(some)} more numbers are impossible only as "
+               f"whole-game self-play values ({_first_allowed(some)}).")
+    return Findings(box=(holds, does_not, impossible), landing=landing)
+
+
+def impossible_glue(rows) -> dict[str, str]:
+    """Two sentences the chapter glues: which paper numbers are impossible under every reading, and how many under
+    some readings only."""
+    every, some = _impossible(rows)
+    if every:
+        names = "; ".join(f"{r.claim_id} = {_number(r.paper)}" for r in every)
+        first = (f"{len(every)} paper number{'s are' if len(every) > 1 else ' is'} impossible under the rules under "
+                 f"every reading ({names}).")
+    else:
+        first = "No paper number of the section is impossible under every reading."
+    second = (f"{len(some)} more {'are' if len(some) != 1 else 'is'} impossible under some readings only (as a "
+              f"whole-game self-play number) and take{'s' if len(some) == 1 else ''} the verdict of the first "
+              f"reading in the listed order that the rules allow and that is compared: {_first_allowed(some)}.")
+    return {"impossible_every": first, "impossible_some": second}
