@@ -1,5 +1,4 @@
 """Chapter 06: a Leduc-calibrated OSCC-Select read on Kuhn's strata (oscc_core.chapters.transfer.selector_transfer)."""
-import json
 import math
 
 import numpy as np
@@ -10,6 +9,7 @@ from oscc_core.chapters.transfer.selector_transfer import (
     selector_rows,
     selector_table,
     strict_choice,
+    strict_sentence,
     transfer_selector,
 )
 from oscc_core.reporting.rows import NO_PAPER, Row
@@ -29,9 +29,27 @@ def forced():
     return transfer_selector(13, blocks=2048)
 
 
-def test_json_friendly(default):
-    json.dumps(default)
-    assert isinstance(default["reading"], str) and default["reading"].endswith(".")
+def test_the_reading_names_each_kuhn_stratums_key_matched_choice_and_its_exact_comparison(forced):
+    """The sentence the chapter glues states, per Kuhn stratum, the arm Leduc certified for the same card class
+    and whether it beats independent sampling on Kuhn's exact noise (`_kuhn_enumeration`, below)."""
+    leduc = forced["leduc"]["strata"]
+    for own, z in enumerate("JQK"):
+        m, q = _kuhn_enumeration(own)
+        mean, var = m.mean(1), q.mean(1) - m.mean(1) ** 2
+        shared = (m[0] * m[1]).mean() - mean[0] * mean[1]
+        p = np.array([0.5, 0.5])
+        g = np.diag(p) - np.outer(p, p)                    # the softmax Jacobian of the uniform root policy
+        gram = g.T @ g
+        noise = {"independent": float((gram * np.diag(var)).sum()),
+                 "shared": float((gram * np.array([[var[0], shared], [shared, var[1]]])).sum())}
+        choice = leduc[z]["choice"]
+        gain = 0.0 if choice in ("independent", "continuation_only") else noise["independent"] - noise["shared"]
+        word = "better" if gain > 1e-12 else "worse" if gain < -1e-12 else "equal"
+        assert f"{z}: {choice} ({word})" in forced["reading"]
+
+
+def test_the_strict_sentence_says_independent_when_no_kuhn_stratum_is_certified(default):
+    assert "independent arm on every Kuhn stratum" in strict_sentence(default)
 
 
 def test_kuhn_strata_have_no_leduc_certificate(default, forced):

@@ -1,5 +1,5 @@
-"""The transfer chapter's figure: Kuhn contrast variances per arm (ours per seed, the paper's, and the largest
-value the arm's construction can reach), in chips^2."""
+"""The transfer chapter's figure: Kuhn contrast variances per arm (ours per seed, the paper's, and the proved
+maximum of the arm's construction at any decision point), in chips^2."""
 from __future__ import annotations
 
 from oscc_core.chapters.transfer.rows import PAPER_ROW
@@ -9,8 +9,9 @@ from oscc_core.reporting import claims
 
 
 def plot_kuhn_contrast(kuhn: dict, maxima: dict, contrast_bound: float):
-    """One column per arm: our exact contrast variance per seed (dots), the paper's value (cross), the largest
-    value any continuation gives the arm's construction (bar) and the bound of the returns' range (dashed)."""
+    """One column per arm: our exact contrast variance per seed at the root '' (dots), the paper's value
+    (cross), the proved maximum of the arm's construction at any decision point (bar; `maxima` is
+    `kuhn_facts.arm_maxima()`) and the bound of the returns' range (dashed)."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
@@ -21,8 +22,9 @@ def plot_kuhn_contrast(kuhn: dict, maxima: dict, contrast_bound: float):
                 else None)
         paper = claims.claim(f"measured_transfer.kuhn.{PAPER_ROW[arm]}.contrast_variance")
         ax.plot(x, paper, "x", color="#c0392b", markersize=10, mew=2, label="paper" if x == 0 else None)
-        top = maxima[get_learner_arm(arm).coupling_arm]
-        ax.hlines(top, x - 0.3, x + 0.3, color="black", label="largest any continuation reaches" if x == 0 else None)
+        top = maxima[get_learner_arm(arm).coupling_arm]["upper"]
+        ax.hlines(top, x - 0.3, x + 0.3, color="black", label="proved maximum, any decision point" if x == 0
+                  else None)
     ax.axhline(contrast_bound, color="grey", ls="--", label=f"range bound ({contrast_bound:g})")
     ax.set_xticks(range(len(arms)), arms)
     ax.set_ylabel("contrast variance at Kuhn's root (chips²)")

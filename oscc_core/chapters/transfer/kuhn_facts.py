@@ -13,17 +13,9 @@
   supremum, never a proof of it); `certified_maxima` proves the supremum by
   branch and bound over the Bet probabilities with a multilinear upper bound
   (section 3b), and `arm_maxima` reports both.
-* `bound_table` / `impossible_rows` check every player-0 value, NashConv,
-  exploitability and Kuhn contrast variance of tab:measured-transfer against
-  those bounds and the value band [v* - NashConv, v* + NashConv] (chips).
 
-A number is flagged only when it lies outside for every v* in the bracket
-(Leduc's is a CFR+ bracket) and by more than the printed rounding (half a
-unit in the last stored decimal of each paper number used).  A player-0 value
-is read as the profile's value in self-play, as in the solver chapter.  The
-Kuhn contrast variances are held to the proved (branch-and-bound) maximum of
-their arm's construction at any single root (a per-group, budget-1 variance);
-none breaks the rule bound range^2 on its own, so those flags rest on that proof.
+The paper's numbers are held to these facts, under each reading of what they
+measure, in `chapters.transfer.bounds`.
 """
 from __future__ import annotations
 
@@ -35,18 +27,16 @@ from functools import cache
 import numpy as np
 
 from oscc_core.exact.arm_moments import arm_moments
-from oscc_core.exact.evaluation import FEASIBILITY_ROUNDING, FeasibilityBand, equilibrium_value, feasibility_band
+from oscc_core.exact.evaluation import FEASIBILITY_ROUNDING
 from oscc_core.games import TERMINAL, get_game
 from oscc_core.games.deal_tables import acting_infostates, terminal_utilities
 from oscc_core.policy import table_to_policy, uniform_table
-from oscc_core.reporting import claims
-from oscc_core.reporting.rows import Row
 
 GAME = "kuhn"
 ARMS = ("independent", "root_only", "continuation_only", "full")
 UNSHARED = "fully_independent"       # two branches sharing nothing, not even the acting player's card
 KUHN_ROOTS = ("", "0", "1", "01")     # every decision point of Kuhn (histories of action ids)
-# the construction each Kuhn row of tab:measured-transfer measures (DESIGN.md sections 5 and 9)
+# the construction each Kuhn row of tab:measured-transfer measures (the learner arm's coupling)
 ROW_ARM = {"cp_grpo_paired": "full", "independent": "independent", "standard_grpo": "root_only",
            "standard_ppo": "independent"}
 LEDUC_ROWS = ("cp_grpo_paired", "independent")
@@ -445,73 +435,3 @@ def arm_maxima(n_random: int = SEARCH_RANDOM, seed: int = SEARCH_SEED) -> dict[s
         out[arm] = {"max": best[0], "root": best[1], "upper": upper[0], "upper_root": upper[1],
                     "gap": upper[0] - best[0]}
     return out
-
-
-# ----- 4. value band and the paper's numbers ------------------------------------------
-def value_band(nash_conv: float, game: str = GAME) -> FeasibilityBand:
-    """[v* - NashConv, v* + NashConv] (chips), widened by the bracket of v* (exact -1/18 in Kuhn)."""
-    return feasibility_band(game, nash_conv, equilibrium_value(game))
-
-
-
-def value_outside_band(value: float, nash_conv: float, game: str = GAME, slack: float = FEASIBILITY_ROUNDING) -> bool:
-    """True when a player-0 value (chips) lies outside the band of a profile with this NashConv by > slack."""
-    return value_band(nash_conv, game).violation(value) > slack
-
-
-def _entry(claim_id: str, quantity: str, low: float, high: float, bound: str, slack: float, kind: str,
-           broken: bool | None = None) -> dict:
-    """One checked paper number against the range [low, high] a bound allows."""
-    paper = float(claims.claim(claim_id))
-    broken = (paper < low - slack or paper > high + slack) if broken is None else broken
-    return {"claim_id": claim_id, "quantity": quantity, "paper": paper, "bound": bound, "bound_kind": kind,
-            "allowed": [float(low), float(high)], "slack": float(slack),
-            "ours": float(min(max(paper, low), high)), "impossible": bool(broken)}
-
-
-def _row_checks(game: str, row: str) -> list[dict]:
-    """NashConv range, exploitability = NashConv / 2 and the value band for one row (chips)."""
-    base = f"measured_transfer.{game}.{row}"
-    v0, nc, ex = (float(claims.claim(f"{base}.{k}")) for k in ("player0_value", "nashconv", "exploitability"))
-    r, eps, eq = claims.printed_rounding, FEASIBILITY_ROUNDING, equilibrium_value(game)
-    band = value_band(nc, game)
-    top = 2 * support_bounds(game)["max_abs"]             # each best response wins at most the largest pot
-    v_star = f"v* in [{eq.low:.5f}, {eq.high:.5f}] ({eq.source})"
-    return [
-        _entry(f"{base}.nashconv", f"{game} {row}: NashConv", 0.0, top,
-               f"0 <= NashConv <= 2 x the largest |utility| = {top:g} chips", r(nc) + eps, "rule"),
-        _entry(f"{base}.exploitability", f"{game} {row}: exploitability", nc / 2, nc / 2,
-               f"exploitability = NashConv / 2 = {nc / 2:.5f} (the row's NashConv {nc:g})",
-               r(ex) + r(nc) / 2 + eps, "rule"),
-        _entry(f"{base}.player0_value", f"{game} {row}: player-0 value", band.low, band.high,
-               f"player-0 value in [v* - NashConv, v* + NashConv] = [{band.low:.4f}, {band.high:.4f}] "
-               f"({v_star}, the row's NashConv {nc:g})", r(v0) + r(nc) + eps, "rule"),
-    ]
-
-
-def _contrast_check(row: str, maxima: dict) -> dict:
-    """A Kuhn contrast variance (chips^2) against the proved maximum of its arm and the rule bound."""
-    cid, arm = f"measured_transfer.kuhn.{row}.contrast_variance", ROW_ARM[row]
-    rule, found = support_bounds(GAME)["contrast"], maxima[arm]
-    high = min(rule, found["upper"])
-    slack = claims.printed_rounding(claims.claim(cid)) + FEASIBILITY_ROUNDING
-    return _entry(cid, f"kuhn {row}: contrast variance ({arm} construction)", 0.0, high,
-                  f"budget-1 Var(R_Pass - R_Bet) <= {rule:g} chips^2 (|contrast| <= the range of returns) and "
-                  f"<= {found['upper']:.4f}, the proved maximum (branch and bound over every continuation "
-                  f"policy with a multilinear upper bound, certified to {CERT_TOL:g} chips^2) of the per-root "
-                  f"budget-1 contrast variance for the {arm} arm's construction at any Kuhn decision point "
-                  f"(reached at root {found['upper_root']!r}; a per-group variance)", slack, "proof")
-
-
-def bound_table(n_random: int = SEARCH_RANDOM, seed: int = SEARCH_SEED) -> list[dict]:
-    """Every checked paper number of the transfer section: {claim_id, quantity, paper, bound, bound_kind,
-    allowed [low, high], slack, ours (nearest allowed number), impossible}."""
-    maxima = arm_maxima(n_random, seed)
-    out = [c for row in ROW_ARM for c in _row_checks("kuhn", row) + [_contrast_check(row, maxima)]]
-    return out + [c for row in LEDUC_ROWS for c in _row_checks("leduc", row)]
-
-
-def impossible_rows(n_random: int = SEARCH_RANDOM, seed: int = SEARCH_SEED) -> list[Row]:
-    """One `Row.impossible` per transfer number that breaks a bound (the bound named in the row)."""
-    return [Row.impossible(c["quantity"], c["claim_id"], c["ours"], c["bound"])
-            for c in bound_table(n_random, seed) if c["impossible"]]

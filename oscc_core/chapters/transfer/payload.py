@@ -1,14 +1,15 @@
 """The transfer chapter's results file: every reported quantity, with the keys the issue fixes.
 
 Keys (arms cp_grpo, independent, grpo, ppo; seeds as strings): operating_point.digest;
-kuhn.<arm>.<seed>.exploitability, .nash_conv, .player0_value, .contrast_variance_exact;
-leduc.<arm>.<seed>.exploitability; besides the structural facts, the selector, the checkpoints and the rows.
+kuhn.<arm>.<seed>.exploitability, .nash_conv, .player0_value, .contrast_variance_exact, .seat_return,
+.contrast_by_root, .root_values; leduc.<arm>.<seed>.exploitability; besides the structural facts (with every
+reading's bound), the selector, the checkpoints, the rows and the chapter's findings.
 """
 from __future__ import annotations
 
 from oscc_core.reporting.tables import rows_record
 
-VOLATILE = ("runtime_s",)     # wall times: they differ from run to run and stay out of results files
+VOLATILE = ("runtime_s", "seconds")     # wall times: they differ from run to run and stay out of results files
 
 
 def _stable(obj):
@@ -19,10 +20,10 @@ def _stable(obj):
     return obj
 
 
-def payload(p, *, op, eta, leduc, kuhn, four, search, bounds, selector, checkpoints, tables) -> dict:
+def payload(p, *, op, eta, leduc, kuhn, four, maxima, bounds, selector, checkpoints, tables, findings) -> dict:
     """The whole results file body (the manifest is added by `reporting.results.write_results`)."""
     return {"operating_point": {"digest": op.digest, "record": op.record()}, "eta": eta, "leduc": leduc,
-            "kuhn": kuhn, "kuhn_structure": {"four_arm_contrast_variances": four, "bound_search": search,
+            "kuhn": kuhn, "kuhn_structure": {"four_arm_contrast_variances": four, "certified_maxima": _stable(maxima),
                                              "bounds": bounds},
             "selector": _stable(selector), "checkpoints": checkpoints,
-            "rows": {name: rows_record(rows) for name, rows in tables.items()}}
+            "rows": {name: rows_record(rows) for name, rows in tables.items()}, "findings": findings.record()}

@@ -4,12 +4,15 @@ The step size is chosen on Leduc's development seeds by the solver chapter's
 rule (`learning.runs.choose_step_size`); the operating point is built and
 hashed before any Kuhn run, and every run below only reads it.  Per run the
 records hold the exact evaluation of its average policy at T, the update
-and contrast variances, and the leakage audit of its checkpoint.
+and contrast variances, the quantities behind the other readings of the
+paper's numbers (`readings.run_quantities`), and the leakage audit of its
+checkpoint.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from oscc_core.chapters.transfer import readings
 from oscc_core.learning import checkpoints, summary
 from oscc_core.learning.operating_point import OperatingPoint, operating_point
 from oscc_core.learning.runs import choose_step_size, exploitabilities, runs_of, train
@@ -41,8 +44,9 @@ def game_records(p, op: OperatingPoint, game: str, batch, root: str, leakage) ->
     contrast = summary.contrast_variances(game, root, batch.runs, batch.average, p.contrast_groups, p.device)
     records = summary.run_records(batch, evaluations, last, update, contrast)
     for r, run in enumerate(batch.runs):
-        audit = leakage(game, batch.average[r])
-        records[run.arm][str(run.seed)]["leakage"] = audit
+        record = records[run.arm][str(run.seed)]
+        record.update(readings.run_quantities(game, run.arm, batch.average[r], evaluations[r]))
+        record["leakage"] = leakage(game, batch.average[r])
     return records
 
 

@@ -5,7 +5,7 @@ OSCC-Select's decisions are per stratum z = (game, round, action count, seat,
 own-card class); Theorem 1 certifies a coupling only on the stratum and
 calibration law it was calibrated on, and "unrecognized strata use the
 independent arm".  Kuhn's information states are disjoint from Leduc's
-(DESIGN.md section 9), so no Kuhn stratum key is ever a Leduc key.
+(the games have different decks and histories), so no Kuhn stratum key is ever a Leduc key.
 
 This module
 
@@ -355,6 +355,17 @@ def reading(result: dict) -> str:
     return (f"With no certificate for any Kuhn stratum key, Theorem 1's fallback gives {' / '.join(strict)} on all "
             f"{len(rows)} Kuhn strata; matching keys by card class would apply Leduc's choices "
             f"(vs independent on Kuhn's exact noise: {km}), {tail}.")
+
+
+def strict_sentence(result: dict) -> str:
+    """What the strict reading means for the Kuhn "CP-GRPO paired" rows, from the frozen selector's play."""
+    strict = sorted({r["strict"] for r in result["kuhn"]["strata"]})
+    if strict == [FALLBACK]:
+        return ("Under the strict reading the frozen selector plays the independent arm on every Kuhn stratum, so "
+                "the Kuhn \"CP-GRPO paired\" numbers cannot come from a frozen OSCC-Select; our rows for them use "
+                "the fixed full coupling.")
+    return (f"Under the strict reading the frozen selector plays {', '.join(strict)} on the Kuhn strata; our "
+            f"Kuhn \"CP-GRPO paired\" rows use the fixed full coupling.")
 
 
 # --- rows and table for the notebook ---------------------------------------------------------------

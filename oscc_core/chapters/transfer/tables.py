@@ -5,10 +5,18 @@ variances; logits^2 for update variances; success and ratios unitless.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from oscc_core.chapters.transfer.runs import variance_ratios
 from oscc_core.learning import summary
+from oscc_core.reporting import claims
 from oscc_core.reporting.results import residual_text
-from oscc_core.reporting.tables import round_frame
+from oscc_core.reporting.rows import IMPOSSIBLE
+from oscc_core.reporting.tables import comparison_frame, round_frame
+
+#: Reading and reason a table shows for a claim the rules exclude under every reading.
+EVERY_READING, EVERY_BOUND = "every reading", "outside every reading's range"
+CHECK_TOLERANCE = 1e-9       # chips: ours and pyspiel's exploitability of a saved checkpoint agree below this
 
 COLUMNS = {"contrast_variance_exact": "contrast var. (exact)", "contrast_variance_sampled": "contrast var. (sampled)",
            "update_variance": "update var.", "player0_value": "value", "nash_conv": "NashConv",
@@ -66,10 +74,43 @@ def pair_tables(records: dict, keys=tuple(summary.EVALUATED)):
     return _frame(summary.pair_rows(records, keys), ["quantity", "arm"])
 
 
-def checkpoint_table(check: dict):
+def _shown(row, labels: dict):
+    """The row as a table shows it: a compared row's reason left to the results file and the appendix (for a
+    combined row: the readings under which the paper's value is impossible, each with its bound); the reading as
+    its few-word label; a row the rules exclude under every reading says so in a few words (each reading's
+    bound is in the results file, and its range in the appendix)."""
+    changes = {}
+    if row.verdict in claims.COMPARED:
+        changes["reason"] = None
+    if row.reading is not None:
+        every = row.readings is not None and len(row.readings) > 1 and \
+            all(x["verdict"] == IMPOSSIBLE for x in row.readings)
+        changes["reading"] = EVERY_READING if every else labels.get(row.reading, row.reading)
+        if every:
+            changes["reason"] = EVERY_BOUND
+    return replace(row, **changes) if changes else row
+
+
+def rows_frame(rows: list, labels: dict | None = None):
+    """A comparison table indexed by quantity, readings shown by their labels (`readings.labels`; the full
+    texts are in the results file and the legend); impossible, not-compared and setting rows keep their reason."""
+    return comparison_frame([_shown(r, labels or {}) for r in rows], drop_empty=True).set_index("quantity")
+
+
+def legend_frame(labels: dict):
+    """The readings' labels and what each takes the paper's number to measure (the tables show the label)."""
+    seen = {}
+    for reading, label in labels.items():
+        seen.setdefault(label, reading)
+    return _frame([{"label": k, "reading": v} for k, v in seen.items()], "label")
+
+
+def checkpoint_table(check: dict, tolerance: float = CHECK_TOLERANCE):
+    """Per saved checkpoint: our exploitability, pyspiel's, and their difference against `tolerance` (chips;
+    "< 1e-09" when below it: the rounding noise below differs between CPUs)."""
     return _frame([{"checkpoint": k, "ours": check["ours"][k], "pyspiel": check["pyspiel"][k],
-                    "|difference|": f"{abs(check['ours'][k] - check['pyspiel'][k]):.1e}"} for k in check["ours"]],
-                  "checkpoint")
+                    "|difference|": residual_text(abs(check["ours"][k] - check["pyspiel"][k]), tolerance)}
+                   for k in check["ours"]], "checkpoint")
 
 
 def four_arm_frame(four: dict):
@@ -79,21 +120,41 @@ def four_arm_frame(four: dict):
     return _frame(out, "arm or difference")
 
 
-def search_frame(search: dict):
-    """Per construction: the largest contrast variance found (chips^2) and the bounds it respects."""
-    out = [{"construction": arm, "largest found": res["max"],
-            f"<= {search['contrast_bound']:g}": "yes" if res["respects_contrast_bound"] else "no",
-            f"<= {search['unshared_bound']:g}": "yes" if res["respects_unshared_bound"] else "no"}
-           for arm, res in search["arms"].items()]
-    return _frame(out, "construction")
+def maxima_frame(certified: dict):
+    """Per decision point and construction: the proved maximum of the per-group budget-1 contrast variance
+    (chips^2, branch and bound), the largest value a policy was found to reach, whether every box closed, and
+    the plain search's largest value (`bounds.maxima_record`)."""
+    out = [{"decision point": repr(root), "construction": arm, "proved maximum": res["upper"],
+            "reached by a policy": res["best"], "every box closed": "yes" if res["complete"] else "no",
+            "plain search": res["search"]}
+           for root, arms in certified.items() for arm, res in arms.items()]
+    return _frame(out, ["decision point", "construction"])
 
 
-def bound_frame(entries: list[dict]):
-    """Every checked paper number: its value, the range the bound allows, and whether it breaks it."""
-    out = [{"claim id": e["claim_id"], "quantity": e["quantity"], "paper": e["paper"],
-            "allowed": f"[{e['allowed'][0]:.4f}, {e['allowed'][1]:.4f}]", "kind": e["bound_kind"],
-            "impossible": "yes" if e["impossible"] else "no"} for e in entries]
-    return _frame(out)
+def readings_frame(rows: dict, entries: list[dict]):
+    """Every reading of every reading-open claim, in the listed order: the range the rules allow, our value under it
+    (95% interval over seeds; the range of our per-pair means for one private-card pair) and the verdict under it
+    (impossible under the rules where the paper's value breaks the range).  Readings by their labels."""
+    listed = {(e["claim_id"], e["reading"]): e for e in entries}
+    out = []
+    for cid, row in rows.items():
+        for r in row.readings or ():
+            e = listed[(cid, r["reading"])]
+            (low, high), ours = e["allowed"], r["ours"]
+            lo, hi = r["interval"] if r["interval"] is not None else (None, None)
+            out.append({"claim id": cid, "reading": e["label"], "paper": row.paper,
+                        "allowed": f"[{low:.4f}, {high:.4f}]", "ours": ours if isinstance(ours, str) else f"{ours:.4f}",
+                        "95% interval": "—" if lo is None else f"[{lo:.4f}, {hi:.4f}]", "verdict": r["verdict"]})
+    return _frame(out, ["claim id", "reading"])
+
+
+def readings_summary(rows: dict, labels: dict):
+    """Per reading-open claim: how many of its readings the paper's value is impossible under, and the verdict
+    with the reading it comes from (the first possible, compared reading in the listed order)."""
+    out = [{"claim id": cid, "readings": len(row.readings or ()),
+            "impossible under": sum(r["verdict"] == IMPOSSIBLE for r in row.readings or ()),
+            "verdict": row.verdict, "from the reading": _shown(row, labels).reading} for cid, row in rows.items()]
+    return _frame(out, "claim id")
 
 
 def selector_frame(default: dict, large: dict):

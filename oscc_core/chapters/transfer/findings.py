@@ -1,0 +1,135 @@
+"""The transfer chapter's findings: the three-line result box and the landing page's bullets.
+
+Every sentence is written from the chapter's rows (our numbers, the paper's
+numbers as the claims file holds them, the verdicts) and records; nothing
+here types a number.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from oscc_core.reporting import claims
+from oscc_core.reporting.findings import Findings
+from oscc_core.reporting.rows import IMPOSSIBLE, Row
+
+#: Verdicts a result row may have, in the order the sentences count them.
+COUNTED = (claims.REPRODUCED, claims.INCONCLUSIVE, claims.PARTLY, claims.NOT_REPRODUCED, IMPOSSIBLE)
+
+
+def counts_text(rows: list[Row]) -> str:
+    """'3 reproduced, 10 inconclusive, ...' over result and check rows (settings and no-paper rows left out)."""
+    c = Counter(r.verdict for r in rows)
+    return ", ".join(f"{c[v]} {v}" for v in COUNTED if c[v])
+
+
+def _item(row: Row, first_reading: dict) -> str:
+    """'<quantity> <ours> (paper <paper>)', with the reading where it is not the book's."""
+    reading = "" if row.reading in (None, first_reading.get(row.claim_id)) else f", read as the {row.reading}"
+    return f"{row.quantity} {row.ours:.4g} (paper {claims.format_value(row.paper)}{reading})"
+
+
+def _span(rows: list[Row], game: str, column: str, attr: str) -> str:
+    xs = [getattr(r, attr) for r in rows if r.claim_id.startswith(f"measured_transfer.{game}.")
+          and r.claim_id.endswith(f".{column}")]
+    if attr == "paper":
+        return f"{claims.format_value(min(xs))} to {claims.format_value(max(xs))}"
+    return f"{min(xs):.3f} to {max(xs):.3f}"
+
+
+def _holds(measured: list[Row], ratios: list[Row], combined: dict, checkpoints: int) -> tuple[str, str]:
+    first = {cid: r.readings[0]["reading"] for cid, r in combined.items() if r.readings}
+    leaks = sum(r.ours for r in measured if r.claim_id.endswith(".leakage_violations"))
+    found = [r for r in measured + ratios if r.verdict == claims.REPRODUCED and r.interval is not None]
+    leak = (f"all {checkpoints} checkpoints of both games show no leakage violation, as the paper reports"
+            if leaks == 0 else f"our checkpoints show {leaks} leakage violations where the paper reports none")
+    items = "; ".join(_item(r, first) for r in found)
+    box = f"{leak[0].upper() + leak[1:]}; reproduced within our 95% intervals: {items or 'no other number'}."
+    return box, f"Transfer: {leak}; {len(found)} further numbers reproduced within our 95% intervals."
+
+
+def _does_not(measured: list[Row], ratios: list[Row]) -> tuple[str, str]:
+    leduc = next(r for r in ratios if r.claim_id == "app_transfer.leduc_to_leduc.paired.variance_ratio")
+    exploit = (f"our exploitability is {_span(measured, 'kuhn', 'exploitability', 'ours')} chips in Kuhn and "
+               f"{_span(measured, 'leduc', 'exploitability', 'ours')} in Leduc, against the paper's "
+               f"{_span(measured, 'kuhn', 'exploitability', 'paper')} and "
+               f"{_span(measured, 'leduc', 'exploitability', 'paper')}")
+    ratio = (f"Leduc's paired variance ratio is {leduc.ours:.3f} (95% interval [{leduc.interval[0]:.3f}, "
+             f"{leduc.interval[1]:.3f}]) against the paper's {claims.format_value(leduc.paper)} ({leduc.verdict})")
+    counts = counts_text(measured + ratios)
+    box = f"{exploit[0].upper() + exploit[1:]}; {ratio}; over the section's results and checks: {counts}."
+    return box, f"Transfer: {exploit}; {ratio}."
+
+
+def _impossible(combined: dict, rule: dict, labels: dict) -> tuple[str, str]:
+    first = [cid for cid, r in combined.items() if r.readings and r.readings[0]["verdict"] == IMPOSSIBLE]
+    every = [cid for cid in first if combined[cid].verdict == IMPOSSIBLE]
+    rest = Counter(combined[cid].verdict for cid in first if cid not in every)
+    readings = sorted({labels.get(combined[cid].reading, combined[cid].reading) for cid in first if cid not in every})
+    n_contrast = sum(cid.endswith(".contrast_variance") for cid in first)
+    kinds = [f"{n_contrast} Kuhn contrast variances", f"{len(first) - n_contrast} player-0 values"]
+    others = (f"{len(rule)} NashConv or exploitability numbers break theirs" if rule else
+              "no NashConv or exploitability number breaks its bound")
+    head = (f"{len(first)} paper numbers ({' and '.join(kinds)}) break a bound of the rules under the book's "
+            f"reading of them, and {others}")
+    tail = (f"{len(every) or 'none'} of the {len(first)} {'stays' if len(every) < 2 else 'stay'} impossible under "
+            f"every reading the chapter computes")
+    if rest:
+        tail += (f"; the other {len(first) - len(every)} take the verdict of the first possible reading in the "
+                 f"listed order (" + "; ".join(readings) + "): " + ", ".join(f"{n} {v}" for v, n in rest.items()))
+    box = f"{head}; {tail}."
+    landing = (f"Transfer: {len(first)} paper numbers break a bound of the rules under the book's reading, "
+               f"{len(every) or 'none'} under every reading the chapter computes.")
+    return box, landing
+
+
+def transfer_findings(measured: list[Row], ratios: list[Row], combined: dict, rule: dict,
+                      checkpoints: int, labels: dict | None = None) -> Findings:
+    """The result box (holds / does not hold / impossible or open) and three landing-page bullets.
+
+    measured, ratios: the rows of tab:measured-transfer and tab:app-p1-transfer; combined: claim id -> the
+    row combining the readings in their listed order (`readings.claim_rows`); rule: claim id -> impossible
+    NashConv or exploitability row (`readings.rule_rows`); checkpoints: how many checkpoints were audited for
+    leakage; labels: reading text -> its few-word label (`readings.labels`)."""
+    holds, does_not, impossible = (_holds(measured, ratios, combined, checkpoints), _does_not(measured, ratios),
+                                   _impossible(combined, rule, labels or {}))
+    return Findings(box=(holds[0], does_not[0], impossible[0]),
+                    landing=(holds[1], does_not[1], impossible[1]))
+
+
+# ----- sentences of the chapter's prose --------------------------------------------------------
+def _ratio(rows: list[Row], label: str) -> Row:
+    return next(r for r in rows if r.claim_id == f"app_transfer.{label}.variance_ratio")
+
+
+def ratio_sentence(ratios: list[Row], measured: list[Row]) -> str:
+    """The paired variance ratios of both games against the paper's, and the sizes behind the Kuhn ratio."""
+    kuhn, leduc = _ratio(ratios, "leduc_to_kuhn.paired"), _ratio(ratios, "leduc_to_leduc.paired")
+
+    def said(r: Row) -> str:
+        return (f"{r.ours:.3f} (95% interval [{r.interval[0]:.3f}, {r.interval[1]:.3f}]) against the paper's "
+                f"{claims.format_value(r.paper)} ({r.verdict})")
+    sizes = {r.claim_id.split(".")[2]: r for r in measured if r.claim_id.startswith("measured_transfer.kuhn.")
+             and r.claim_id.endswith(".contrast_variance") and r.claim_id.split(".")[2] in ("cp_grpo_paired",
+                                                                                             "independent")}
+    at_root = {k: next(x for x in r.readings if x["reading"].endswith("''"))["ours"] / float(r.paper)
+               for k, r in sizes.items()}
+    return (f"On Kuhn the paired variance ratio is {said(kuhn)}; on Leduc it is {said(leduc)}. Behind the Kuhn "
+            f"ratio, our contrast variances at the root '' are {at_root['cp_grpo_paired']:.2f} (CP-GRPO) and "
+            f"{at_root['independent']:.2f} (independent) times the paper's.")
+
+
+def impossibility_sentence(combined: dict, range_bound: float) -> str:
+    """Which paper numbers break a bound under the book's reading (player-0 values outside the band; Kuhn
+    contrast variances above the proved maximum at every decision point), and how many break the range bound."""
+    first = {cid: r for cid, r in combined.items() if r.readings and r.readings[0]["verdict"] == IMPOSSIBLE}
+    values = sorted({cid.split(".")[1].capitalize() for cid in first if cid.endswith(".player0_value")})
+    n_values = sum(cid.endswith(".player0_value") for cid in first)
+    contrast = [r for cid, r in combined.items() if cid.endswith(".contrast_variance")]
+    every_root = [r for r in contrast if all(x["verdict"] == IMPOSSIBLE for x in r.readings
+                                             if x["reading"].startswith("per-group budget-1 variance at the decision"))]
+    over = sum(float(r.paper) > range_bound for r in contrast)
+    return (f"Under the book's reading {n_values} player-0 values ({' and '.join(values) or 'none'}) lie outside "
+            f"[v* - NashConv, v* + NashConv] for their rows' own NashConv, and {len(every_root)} of the "
+            f"{len(contrast)} Kuhn contrast variances exceed the proved maximum of their construction's per-group "
+            f"variance at every one of Kuhn's decision points; {over or 'none'} of them "
+            f"{'exceeds' if over < 2 else 'exceed'} the bound {range_bound:g} that the range of returns alone sets.")
