@@ -259,7 +259,7 @@ def test_a_kuhn_player0_value_is_flagged_exactly_when_outside_the_band_of_its_na
 
 def _rounding(x: float) -> float:
     """Half a unit in the last decimal the number is written with (0.015 -> 5e-4, 0.0109 -> 5e-5)."""
-    text = repr(float(x)).rstrip("0").rstrip(".")
+    text = f"{float(x):.12f}".rstrip("0").rstrip(".")          # fixed point: 9e-05 -> 0.00009
     return 0.5 * 10.0 ** -(len(text.split(".")[1]) if "." in text else 0)
 
 
