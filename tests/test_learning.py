@@ -435,8 +435,9 @@ def reference_ppo_run(seed: int, n: int, epochs: int, eta: float, eps: float, la
             values[i] += value_rate * (np.mean(ts) - values[i])
         terms = [(i, a, table[strings[i]][a], adv, 1.0 / len(samples)) for (i, a, _, _), adv in zip(samples, z)]
         theta = replay_epochs(theta, terms, epochs, eta, eps, ledger)
-        for f in ("physical_calls", "transitions", "decisions"):
+        for f in ("transitions", "decisions"):
             ledger[f] += len(samples)
+        ledger["physical_calls"] += n          # one physical call per hand played from the deal
         ledger["root_draws"] += n
         ledger["groups"] += n
         ledger["iterations"] += 1
@@ -585,8 +586,8 @@ def test_budget_is_matched_in_physical_calls():
     budget = 150
     learners, g = _budget_batch(budget, 40)
     group_calls = {"cp_grpo": _max_legal("leduc"), "independent": _max_legal("leduc"), "uniform": _max_legal("leduc"),
-                   "grpo": g, "ppo": _max_decisions_per_hand("leduc")}
-    assert group_calls["cp_grpo"] == 3 and group_calls["ppo"] == 8
+                   "grpo": g, "ppo": 1}                          # ppo: one call per hand
+    assert group_calls["cp_grpo"] == 3 and _max_decisions_per_hand("leduc") == 8
     while bool(learners.active().any()) and learners.iteration < 40:
         before = learners.ledger.counts["physical_calls"].clone()
         was_active = learners.active().clone()
@@ -597,8 +598,8 @@ def test_budget_is_matched_in_physical_calls():
         row = learners.ledger.row(r)
         assert budget - group_calls[arm] < row["physical_calls"] <= budget, (arm, row)
         assert row["illegal"] == 0
-        if arm == "ppo":
-            assert row["transitions"] == row["physical_calls"]
+        if arm == "ppo":               # a hand has one to eight decisions, each a transition
+            assert row["physical_calls"] <= row["transitions"] <= 8 * row["physical_calls"]
     assert torch.equal(learners.logits[BUDGET_ARMS.index("uniform")], torch.zeros_like(learners.logits[0]))
 
 
@@ -609,8 +610,9 @@ def test_budget_stops_runs_whose_budget_admits_no_group():
     while bool(learners.active().any()) and learners.iteration < cap:
         learners.step()
     for r, arm in enumerate(BUDGET_ARMS):
-        assert learners.ledger.row(r)["physical_calls"] == 0
-        assert learners.ledger.row(r)["groups"] == 0
+        one_hand = arm == "ppo"                 # a budget of 1 admits exactly one hand, and no group of branches
+        assert learners.ledger.row(r)["physical_calls"] == (1 if one_hand else 0)
+        assert learners.ledger.row(r)["groups"] == (1 if one_hand else 0)
     idle = {arm: learners.ledger.row(r)["iterations"] for r, arm in enumerate(BUDGET_ARMS)
             if learners.ledger.row(r)["iterations"] > 1}
     assert not idle, f"runs kept taking part with no group within their budget (iterations): {idle}"
@@ -775,3 +777,103 @@ def test_the_chosen_step_size_minimises_the_mean_over_the_learned_arms(grid):
         tabled_training(mp, scores)
         got = runs.choose_step_size("leduc", [eta for eta, _ in grid], [1001, 1002], Schedule(), "cpu")
     assert got["eta"] == want and got["best"] == want
+
+
+# ----- 10. the converging learner's options: decision law and proximal pull ----------------------------------
+def _random_tables(game, count, seed):
+    rs = np.random.default_rng(seed)
+    t = rs.uniform(0.05, 1.0, size=(count, len(game.infostates), game.num_actions)) * game.infostates.legal
+    return t / t.sum(axis=2, keepdims=True)
+
+
+def test_counterfactual_law_weights_are_chance_times_the_opponents_reach_enumerated_with_pyspiel():
+    game = get_game("kuhn")
+    tables = _random_tables(game, 2, 7)
+    law = visitation.decision_law(game, tables, "counterfactual")
+    for r in range(2):
+        lookup = {s: tables[r, i] for i, s in enumerate(game.infostates.strings)}
+        own: dict = {}
+        decisions, _ = enumerate_decisions("kuhn", lambda info, legal, lookup=lookup: list(lookup[info]), own)
+        want = np.zeros((len(game.infostates), game.num_cards))
+        for info, _, _, opp, reach, _ in decisions:          # reach = chance x own x opponent: divide own out
+            want[game.infostates.id_of[info], opp] += reach / own[info]
+        assert np.allclose(law.weights[r], want, atol=1e-14, rtol=0)
+        assert np.allclose(law.per_state[r], want.sum(axis=1), atol=1e-14, rtol=0)
+
+
+def test_the_hidden_cards_posterior_is_the_same_under_every_law():
+    game = get_game("leduc")
+    tables = _random_tables(game, 1, 3)
+    post = {}
+    for name in ("on_policy", "counterfactual", "uniform"):
+        w = visitation.decision_law(game, tables, name).weights[0]
+        post[name] = w / np.where(w.sum(axis=1, keepdims=True) > 0, w.sum(axis=1, keepdims=True), 1.0)
+    assert np.allclose(post["on_policy"], post["counterfactual"], atol=1e-12)
+    assert np.array_equal(post["counterfactual"], post["uniform"])
+    assert np.array_equal(visitation.decision_law(game, tables, "uniform").per_state,
+                          np.ones((1, len(game.infostates))))
+
+
+def test_a_misnamed_law_or_a_negative_pull_is_one_sentence():
+    with pytest.raises(ValueError, match="decision_law must be one of on_policy, counterfactual, uniform"):
+        Schedule(decision_law="on-policy")
+    with pytest.raises(ValueError, match="proximal_alpha must be a number >= 0"):
+        Schedule(proximal_alpha=-1.0)
+    with pytest.raises(ValueError, match="proximal_kappa must be at most 1"):
+        Schedule(proximal_kappa=2.0)
+
+
+def test_the_pull_is_the_closed_form_on_drawn_states_and_leaves_the_others_bit_for_bit():
+    from oscc_core.learning import proximal
+
+    logits = torch.tensor([[[0.0, 1.0, -2.0], [3.0, 0.5, -0.0]]], dtype=torch.float64)
+    magnet = torch.tensor([[[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]], dtype=torch.float64)
+    counts = torch.tensor([[2.0, 0.0]], dtype=torch.float64)
+    before = logits.clone()
+    proximal.pull(logits, magnet, counts, alpha=0.5, eta=4.0, n=8)
+    c = 0.5 * 4.0 * 2.0 / 8                                  # alpha * eta * k / N = 0.5
+    assert torch.equal(logits[0, 0], (before[0, 0] + c * magnet[0, 0]) / (1 + c))
+    assert torch.equal(torch.signbit(logits[0, 1]), torch.signbit(before[0, 1])) and torch.equal(logits[0, 1],
+                                                                                                  before[0, 1])
+    proximal.move_magnet(magnet, logits, 0.25)
+    assert torch.allclose(magnet[0, 1], 0.25 * logits[0, 1], atol=0, rtol=0)
+
+
+def test_without_a_pull_the_converging_options_off_are_the_literal_learner_bit_for_bit():
+    sched = Schedule(iterations=4, decision_points=12, epochs=2, learning_rate=4.0)
+    off = Schedule(iterations=4, decision_points=12, epochs=2, learning_rate=4.0, decision_law="on_policy",
+                   proximal_alpha=0.0, proximal_kappa=0.0)
+    a, b = (Learners("leduc", [RunSpec("cp_grpo", 3)], s) for s in (sched, off))
+    for _ in range(4):
+        a.step()
+        b.step()
+    assert torch.equal(a.logits, b.logits) and torch.equal(b.magnet, torch.zeros_like(b.magnet))
+
+
+@pytest.mark.parametrize("engine", ["torch", "fused"])
+def test_a_snapshot_restored_and_stepped_again_continues_as_if_never_taken(engine):
+    sched = Schedule(iterations=10, decision_points=12, epochs=2, learning_rate=4.0, decision_law="counterfactual",
+                     proximal_alpha=1.0, proximal_kappa=0.1)
+    runs = [RunSpec("cp_grpo", 3), RunSpec("ppo", 4)]
+    a, b = (Learners("leduc", runs, sched, engine=engine) for _ in range(2))
+    for t in range(5):
+        a.step()
+        b.step()
+        if t == 2:
+            snap = b.snapshot()
+            b.step()
+            b.step()
+            b.restore(snap)
+    for name in ("logits", "values", "magnet", "spent"):
+        assert torch.equal(getattr(a, name), getattr(b, name)), name
+    assert np.array_equal(a.cumulative, b.cumulative) and a.ledger.row(0) == b.ledger.row(0)
+
+
+def test_coverage_counts_the_states_whose_logits_never_moved():
+    learners = Learners("leduc", [RunSpec("cp_grpo", 3), RunSpec("uniform", 3)],
+                        Schedule(iterations=2, decision_points=8, epochs=1, learning_rate=2.0))
+    assert np.array_equal(learners.coverage(), [1.0, 1.0])
+    learners.step()
+    moved = (learners.logits[0] != 0).any(dim=-1).sum().item()
+    assert 0 < moved <= 8 and learners.coverage()[0] == pytest.approx(1 - moved / 936)
+    assert learners.coverage()[1] == 1.0                     # the uniform arm never updates

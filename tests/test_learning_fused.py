@@ -119,3 +119,25 @@ def test_float32_logits_stay_on_the_torch_engine():
     assert Learners("kuhn", [RunSpec("cp_grpo", 1)], sched, logits=logits).engine == "torch"
     with pytest.raises(ValueError):
         Learners("kuhn", [RunSpec("cp_grpo", 1)], sched, logits=logits, engine="fused")
+
+
+@pytest.mark.parametrize("law", ["counterfactual", "uniform"])
+@pytest.mark.parametrize("arm", FUSED_ARMS + ["ppo"])
+def test_each_arm_under_the_converging_options_is_bitwise_the_torch_engine(arm, law):
+    sched = Schedule(iterations=5, decision_points=16, epochs=2, learning_rate=4.0, group_size=3,
+                     decision_law=law, proximal_alpha=2.0, proximal_kappa=0.2)
+    a, b = _both("leduc", [RunSpec(arm, 13), RunSpec("cp_grpo", 17)], sched, 5)
+    _assert_identical(a, b)
+    assert torch.equal(a.magnet, b.magnet)
+    if arm != "uniform":
+        assert a.magnet[0].abs().max() > 0
+
+
+@pytest.mark.parametrize("game", ["leduc", "kuhn"])
+def test_mixed_batches_with_a_budget_under_the_converging_options(game):
+    runs = [RunSpec(arm, seed) for arm in FUSED_ARMS for seed in SEEDS]
+    sched = Schedule(iterations=6, decision_points=16, epochs=2, learning_rate=3.0, group_size=3, budget=170,
+                     decision_law="counterfactual", proximal_alpha=0.5, proximal_kappa=0.0)
+    a, b = _both(game, runs, sched, 7)
+    _assert_identical(a, b)
+    assert torch.equal(a.magnet, torch.zeros_like(a.magnet))       # kappa 0: the magnet stays uniform

@@ -13,7 +13,9 @@ with the collector's kernel):
 3. every enumerate / sample run's lanes (cp_grpo, independent, uniform,
    grpo), played to the end, with their ledger counts and surrogate terms;
 4. E epochs of the clipped surrogate gradient, each around one torch `exp`
-   of the touched table rows.
+   of the touched table rows;
+5. the proximal pull and the magnet's move (`learning.proximal`), when the
+   schedule has one.
 
 PPO runs (whole episodes, GAE and the value table) go through the torch
 path's own code: when a batch holds one, the fused terms join PPO's terms
@@ -36,6 +38,7 @@ from oscc_core.learning import fused_kernels as k
 from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE
 from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.objectives import Terms
+from oscc_core.learning.proximal import DECISION_LAWS
 from oscc_core.learning.samples import continuation_event
 from oscc_core.learning.visitation import DecisionPoints, decision_histories
 
@@ -94,6 +97,7 @@ class FusedStep:
         self.per_state = np.empty(n_info)
         self.hid_cum, self.hid_last = np.zeros((rows, c)), np.zeros(rows, np.int64)
         self.points = np.zeros((r, s.decision_points), np.int64)
+        self.law = DECISION_LAWS.index(s.decision_law)      # the kernels' `*_LAW` code
         self.scratch_i, self.scratch_u = np.zeros((7, width), np.int64), np.zeros((1, width), np.uint64)
         self.scratch_f = np.zeros((2, width))
         cap = r * s.decision_points * width
@@ -133,13 +137,15 @@ class FusedStep:
         prefixes = self._prefix_table(split)
         n_changed, negative_zero = k.changed_rows(flat.view(np.int64), self.prev_bits, self.known, self.changed)
         self.known = True
+        groups_before = self.block[k.GROUPS].copy()
+        L.draws.zero_()
         k.shift_rows(flat, d["info_legal"], n_info, self.changed, n_changed, self.shifted)
         self._exp(n_changed)
         k.law_and_points(active, self.expd, self.changed, n_changed, d["info_legal"], n_info, self.behaviour,
                          self.cdf, self.last,
                          L.cumulative, d["plan"], self.x, d["parent_seq"], d["h_info"], d["h_card"], d["h_own"],
                          d["h_opp"], d["chance"], self.weights, self.per_state, prefixes[:, 0].copy(), _TAGS[0],
-                         base, self.points)
+                         base, self.points, self.law)
         self.touched[:] = False
         budget = -1 if s.budget is None else int(s.budget)
         n_terms, n_rows = k.collect(
@@ -155,6 +161,11 @@ class FusedStep:
         else:
             every_row = negative_zero or not np.isfinite(s.learning_rate)
             self._epochs(flat, n_terms, n_rows, every_row)
+        if s.proximal:
+            kept = np.where(self.kind == k.OTHER_KIND, 0, self.block[k.GROUPS] - groups_before)
+            k.pull_and_magnet(flat, L.magnet.view(-1, a).numpy(), self.points, kept, active, n_info,
+                              float(s.proximal_alpha), float(s.learning_rate), n, float(s.proximal_kappa),
+                              L.draws.view(-1).numpy())
         self.block[k.ITERATIONS] += active
         if s.budget is not None:
             spent |= self.block[k.PHYSICAL] >= s.budget

@@ -19,6 +19,7 @@ from oscc_core.engine.fused import _SCALE, _U, _absorb, _bits, _draw, _jit, _pla
 from oscc_core.learning.ledger import FIELDS
 
 ENUMERATE_KIND, SAMPLE_KIND, OTHER_KIND = 0, 1, 2
+ON_POLICY_LAW, COUNTERFACTUAL_LAW, UNIFORM_LAW = 0, 1, 2      # `proximal.DECISION_LAWS`, in its order
 PHYSICAL, TRANSITIONS, DECISIONS, ROOT_DRAWS, GROUPS, ILLEGAL, TERMS, CLIPPED, ITERATIONS = (
     FIELDS.index(f) for f in ("physical_calls", "transitions", "decisions", "root_draws", "groups", "illegal", "terms",
                               "clipped_terms", "iterations"))
@@ -79,10 +80,10 @@ def changed_rows(flat_bits, prev_bits, known, rows):
 @_jit()
 def law_and_points(active, expd, rows, count, legal, n_info, behaviour, cdf, last, cumulative, plan, x,
                    parent_seq, h_info, h_card, h_own, h_opp, chance, weights, per_state, root_prefix, tag_group,
-                   base, points):
+                   base, points, law):
     """Per active run: pi_t (`behaviour`, its rows `rows[:count]` renewed from their exp `expd`), its draw
-    thresholds (`stacked_cdf`), the visitation law (`decision_law`: weights [R * n_info, C]), the
-    average-policy sums, and the N decision points.
+    thresholds (`stacked_cdf`), the decision law (`decision_law`: weights [R * n_info, C]; `law` one of the
+    `*_LAW` codes), the average-policy sums, and the N decision points.
 
     plan [P, 4]: (sequence, parent sequence, information state, action) in
     `realisation_plans`' level order.
@@ -113,7 +114,10 @@ def law_and_points(active, expd, rows, count, legal, n_info, behaviour, cdf, las
         weights[first:first + n_info] = 0.0
         for h in range(h_info.shape[0]):                    # history order, as np.add.at
             row = first + h_info[h]
-            weights[row, h_card[h]] += chance * x[h_own[h]] * x[h_opp[h]]
+            if law == ON_POLICY_LAW:
+                weights[row, h_card[h]] += chance * x[h_own[h]] * x[h_opp[h]]
+            else:
+                weights[row, h_card[h]] += chance * x[h_opp[h]]
         for i in range(n_info):
             own = x[parent_seq[i]]
             for a in range(n_actions):
@@ -122,6 +126,8 @@ def law_and_points(active, expd, rows, count, legal, n_info, behaviour, cdf, las
             total = weights[first + i, 0]
             for j in range(1, c):
                 total += weights[first + i, j]
+            if law == UNIFORM_LAW:
+                total = 1.0
             per_state[i] = total if i == 0 else per_state[i - 1] + total
         for n in range(points.shape[1]):
             key = _absorb(root_prefix[r], tag_group, _U(base[r] + n))
@@ -343,3 +349,29 @@ def epoch(fresh, expd, rows_u, n_rows, touched, probs, legal, n_info, t_row, t_a
             for a in range(n_actions):
                 flat[rows_u[j], a] += rate * grad[rows_u[j], a]
     shift_rows(flat, legal, n_info, rows_u, n_rows, shifted)
+
+
+@_jit()
+def pull_and_magnet(flat, magnet, points, kept, active, n_info, alpha, eta, n, kappa, counts):
+    """`proximal.pull` and `proximal.move_magnet` for every active run, in the torch path's arithmetic.
+
+    counts [R * n_info] (scratch, float64): each state's draws among the run's first `kept[r]` decision
+    points (`points` [R, N]); extra draws (ppo's visits) already in it are kept.  flat, magnet [R * n_info, A]
+    are updated in place: a drawn state's logits become (theta + c m) / (1 + c), c = alpha * eta * k / n, and
+    the magnet moves m + kappa (theta - m) at every state (not at all when kappa = 0).
+    """
+    n_runs, n_actions = active.shape[0], flat.shape[1]
+    for r in range(n_runs):
+        if not active[r]:
+            continue
+        first = r * n_info
+        for j in range(kept[r]):
+            counts[first + points[r, j]] += 1.0
+        for i in range(first, first + n_info):
+            if alpha > 0 and counts[i] > 0:
+                c = alpha * eta * counts[i] / n
+                for a in range(n_actions):
+                    flat[i, a] = (flat[i, a] + c * magnet[i, a]) / (1.0 + c)
+            if kappa != 0.0:
+                for a in range(n_actions):
+                    magnet[i, a] += kappa * (flat[i, a] - magnet[i, a])

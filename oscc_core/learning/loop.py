@@ -5,15 +5,23 @@ A *run* is one (arm, seed); runs that share a schedule are stacked, so one
 (DESIGN section 8):
 
 1. freeze the behaviour policy pi0 = pi_t (softmax of the run's logits);
-2. draw N decision points from the on-policy visitation law, from the
-   `root` stream with split = train and group = t * N + k (ppo: N hands);
+2. draw N decision points from the decision law (`Schedule.decision_law`:
+   the paper's on-policy visitation, or the counterfactual or uniform law of
+   `learning.proximal`), from the `root` stream with split = train and
+   group = t * N + k (ppo: N hands from the deal);
 3. build the arm's samples (`samples`) and roll every lane to the end with
    pi_t for both seats, in one `play` call for all runs;
 4. freeze returns (acting player's chips) and advantages;
 5. take E full-batch gradient steps theta += eta * grad on the arm's
    clipped surrogate (plain SGD on the logits; `objectives`);
-6. accumulate the average policy with own-reach weights, as CFR does
+6. with a proximal pull (`Schedule.proximal_alpha` > 0), pull each drawn
+   state's logits toward the magnet and move the magnet
+   (`learning.proximal`);
+7. accumulate the average policy with own-reach weights, as CFR does
    (the policies pi_0, ..., pi_{T-1} that were played).
+
+A physical call is one lane rolled from its decision point to the end of the
+hand (one branch rollout); for ppo, one hand played from the deal to the end.
 
 With a budget (physical calls per run), a run uses, in each iteration, the
 longest prefix of its groups that stays within the budget, and stops after
@@ -37,6 +45,7 @@ from oscc_core.engine.rollout import play
 from oscc_core.games import Game, get_game
 from oscc_core.learning import episodes as ep
 from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE, get_learner_arm
+from oscc_core.learning import proximal
 from oscc_core.learning.ledger import Ledger
 from oscc_core.learning.objectives import Terms, clipped_gradient, group_terms
 from oscc_core.learning.samples import Context, branch_lanes, episode_lanes, sampled_lanes
@@ -59,6 +68,24 @@ class Schedule:
     budget: int | None = None      # physical calls per run; None: exactly `iterations` iterations
     gae_lambda: float = 0.95         # ppo
     value_rate: float = 0.5          # ppo: V(I) moves this share of the way to the mean lambda-return
+    decision_law: str = proximal.ON_POLICY   # law of the decision points (ppo plays hands from the deal)
+    proximal_alpha: float = 0.0      # strength of the pull toward the magnet (0: off)
+    proximal_kappa: float = 0.0      # rate at which the magnet follows the logits (0: the uniform policy)
+
+    def __post_init__(self):
+        proximal.check_decision_law("decision_law", self.decision_law)
+        for name in ("proximal_alpha", "proximal_kappa"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0):
+                raise ValueError(f"{name} must be a number >= 0, got {value!r}.")
+        if self.proximal_kappa > 1:
+            raise ValueError(f"proximal_kappa must be at most 1 (the magnet moves a share of the way), got "
+                             f"{self.proximal_kappa!r}.")
+
+    @property
+    def proximal(self) -> bool:
+        """Whether the iteration pulls toward a magnet (or moves one)."""
+        return self.proximal_alpha > 0 or self.proximal_kappa > 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -90,6 +117,8 @@ class Learners:
         shape = (len(self.runs), n_info, a)
         self.logits = torch.zeros(shape, dtype=torch.float64, device=self.device) if logits is None else logits
         self.values = torch.zeros(shape[:2], dtype=torch.float64, device=self.device) if values is None else values
+        self.magnet = torch.zeros(shape, dtype=torch.float64, device=self.device)     # logits of the pull's magnet
+        self.draws = torch.zeros(shape[:2], dtype=torch.float64, device=self.device)  # this iteration's draws per state
         self.cumulative = np.zeros(shape)
         self.legal = legal_mask(self.game, self.device)
         self.seeds = torch.tensor([r.seed for r in self.runs], dtype=torch.int64, device=self.device)
@@ -125,14 +154,16 @@ class Learners:
         active = self.active()
         behaviour = masked_softmax(self.logits, self.legal)
         tables = to_numpy(behaviour)
-        law = decision_law(self.game, tables)
+        law = decision_law(self.game, tables, s.decision_law)
         on = active.cpu().numpy()
         self.cumulative[on] += law.own_reach[on, :, None] * tables[on]
         base = torch.full_like(self.seeds, self.iteration * n) if group_base is None else group_base
         groups = base.unsqueeze(1) + torch.arange(n, device=self.device)
         points = draw_decision_points(self.game, law, self.seeds, split, groups)
         cdf, last = stacked_cdf(behaviour)
+        self.draws.zero_()
         self._update(self._collect(points, groups, split, active, cdf, last, behaviour))
+        self._pull(active)
         self.ledger.add("iterations", torch.arange(len(self.runs), device=self.device), active.to(torch.int64))
         if s.budget is not None:
             self.spent |= self.ledger.counts["physical_calls"] >= s.budget
@@ -149,6 +180,18 @@ class Learners:
             flat += s.learning_rate * grad
             self.ledger.add("clipped_terms", run_of_term, clipped.to(torch.int64))
             self.ledger.add("terms", run_of_term)
+
+    def _pull(self, active: torch.Tensor) -> None:
+        """Step 6: the proximal pull of the drawn states and the magnet's move, for the active runs."""
+        s = self.schedule
+        if not s.proximal:
+            return
+        rows = torch.nonzero(active).squeeze(1)
+        logits, magnet = self.logits[rows], self.magnet[rows]
+        if s.proximal_alpha > 0:
+            proximal.pull(logits, magnet, self.draws[rows], s.proximal_alpha, s.learning_rate, s.decision_points)
+        proximal.move_magnet(magnet, logits, s.proximal_kappa)
+        self.logits[rows], self.magnet[rows] = logits, magnet
 
     def _collect(self, points, groups, split, active, cdf, last, behaviour) -> Terms:
         """Build every arm's lanes, play them, and return the surrogate terms of all runs."""
@@ -196,6 +239,7 @@ class Learners:
         self.ledger.add("illegal", run, out.illegal.to(torch.int64))
         self.ledger.add("root_draws", rows, keep.sum(1))
         self.ledger.add("groups", rows, keep.sum(1))
+        self.draws[rows] += proximal.draw_counts(ctx.points.infostate, keep, self.draws.shape[1])
         updates = torch.tensor([self.arms[int(r)].updates for r in rows], device=self.device)
         mask = lanes.mask & updates.view(-1, 1, 1)
         info_rows = ctx.table_rows(ctx.points.infostate).unsqueeze(-1)
@@ -222,16 +266,10 @@ class Learners:
         tr = ep.transitions(trace, out.utility_p0, torch.as_tensor(self.game.infostates.player, device=self.device),
                             depth)
         run_local = lanes.run
-        per_hand = tr.per_episode.view(ctx.groups.shape)
-        if self.schedule.budget is not None:
-            left = self.schedule.budget - self.ledger.counts["physical_calls"].index_select(0, ctx.rows)
-            kept = torch.cumsum(per_hand, dim=1) <= left.unsqueeze(1)
-            self.spent[ctx.rows] |= ~kept.all(dim=1)
-        else:
-            kept = torch.ones_like(per_hand, dtype=torch.bool)
+        kept = self._within_budget(ctx.rows, torch.ones_like(ctx.groups))      # one physical call per hand
         tr.info[~kept.view(-1)] = -1
         run = ctx.rows[run_local]
-        self.ledger.add("physical_calls", run, tr.per_episode)
+        self.ledger.add("physical_calls", run, kept.view(-1).to(torch.int64))
         self.ledger.add("transitions", run, tr.per_episode)
         self.ledger.add("decisions", run, tr.per_episode)
         self.ledger.add("illegal", run, (out.illegal & kept.view(-1)).to(torch.int64))
@@ -239,6 +277,9 @@ class Learners:
         self.ledger.add("groups", ctx.rows, kept.sum(1))
         self.ledger.add("unused_hands", ctx.rows, (~kept).sum(1))
         offset = lanes.offset
+        visited = tr.info >= 0
+        self.draws.view(-1).index_add_(0, (offset.unsqueeze(1) + tr.info.clamp(min=0))[visited],
+                                       torch.ones_like(tr.info, dtype=torch.float64)[visited])
         values = self.values.view(-1)[offset.unsqueeze(1) + tr.info.clamp(min=0)]
         adv = ep.gae(tr, values, s.gae_lambda)
         sums, counts = ep.value_targets(tr, values, adv, offset, self.values.numel())
@@ -248,7 +289,29 @@ class Learners:
         adv = ep.z_scored(adv, tr.valid, run, len(self.runs))
         return ep.episode_terms(tr, adv, offset, behaviour.view(-1, behaviour.shape[-1]), run, len(self.runs))
 
+    # ----- snapshots (the study's budget marks) ---------------------------------------------
+    def snapshot(self) -> dict:
+        """Copies of everything an iteration changes: logits, values, magnet, average-policy sums, ledger,
+        spent runs and the iteration counter (`restore` puts them back, in place)."""
+        return {"logits": self.logits.clone(), "values": self.values.clone(), "magnet": self.magnet.clone(),
+                "cumulative": self.cumulative.copy(), "spent": self.spent.clone(), "iteration": self.iteration,
+                "ledger": {f: c.clone() for f, c in self.ledger.counts.items()}}
+
+    def restore(self, snap: dict) -> None:
+        """Back to the state of `snapshot` (tensors written in place: the fused path holds views of them)."""
+        for name in ("logits", "values", "magnet", "spent"):
+            getattr(self, name).copy_(snap[name])
+        np.copyto(self.cumulative, snap["cumulative"])
+        for f, c in self.ledger.counts.items():
+            c.copy_(snap["ledger"][f])
+        self.iteration = snap["iteration"]
+
     # ----- results -------------------------------------------------------------------------
+    def coverage(self) -> np.ndarray:
+        """[R] share of the information states whose logits are still exactly at their start (0): states the
+        run never updated (neither a gradient term nor a pull has moved them)."""
+        return to_numpy((self.logits == 0).all(dim=-1).to(torch.float64).mean(dim=-1))
+
     def average_tables(self) -> np.ndarray:
         """[R, n_info, A] average policies (uniform where a state was never reached by its owner)."""
         total = self.cumulative.sum(axis=2, keepdims=True)

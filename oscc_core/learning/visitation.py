@@ -1,13 +1,20 @@
-"""The on-policy visitation law of decision points, and draws from it.
+"""The law of decision points (on-policy, counterfactual or uniform), and draws from it.
 
 Under a self-play profile pi, a decision history h (a deal and a decision
 node) is reached with probability chance(h) * pi_0(h) * pi_1(h).  Grouped by
 the acting player's information state I and the opponent's private card c,
-these reach probabilities give `DecisionLaw.weights[I, c]`: their sum over c,
-normalised, is the law of the decision point's information state (the
-learners draw it from the `root` stream), and the row over c is the
-posterior of the hidden card given I (drawn from the `hidden` stream).  No
-prefix rollouts are needed: the reaches come from the realisation plans of
+these reach probabilities give `DecisionLaw.weights[I, c]`: the row over c is
+the posterior of the hidden card given I (drawn from the `hidden` stream),
+and `DecisionLaw.per_state[I]` is the weight of I in the law the learners
+draw decision points from (the `root` stream):
+
+* ``on_policy`` (the paper's): the sum of the row, chance x both reaches;
+* ``counterfactual``: chance x the opponent's reach only (CFR's weighting);
+  the actor's own reach is the same for every c given I, so the posterior is
+  unchanged;
+* ``uniform``: every information state alike.
+
+No prefix rollouts are needed: the reaches come from the realisation plans of
 the sequence form, for all runs at once.
 """
 from __future__ import annotations
@@ -23,6 +30,7 @@ from oscc_core.engine.rollout import draw_index
 from oscc_core.exact.sequence_form import EMPTY_SEQUENCE, SequenceForm, sequence_form
 from oscc_core.games import Game
 from oscc_core.games.deal_tables import acting_infostates
+from oscc_core.learning.proximal import ON_POLICY, UNIFORM, check_decision_law
 from oscc_core.reductions import sum_last_axis
 
 
@@ -60,31 +68,37 @@ def decision_histories(game: Game) -> DecisionHistories:
 
 @dataclass(frozen=True)
 class DecisionLaw:
-    """weights [R, n_info, C]: P(reach a history of I with opponent card c) under each run's profile.
-
-    `own_reach` [R, n_info]: the owner's reach of each state (the average
-    policy's weights); `expected_decisions` [R]: the sum of all weights,
-    i.e. the expected number of decisions in one hand.
-    """
+    """weights [R, n_info, C]: the reach of a history of I with opponent card c under each run's profile
+    (chance x both players' reach on-policy; chance x the opponent's reach otherwise): the hidden card's
+    posterior given I, unnormalised.  per_state [R, n_info]: the weight of I in the law decision points are
+    drawn from.  own_reach [R, n_info]: the owner's reach of each state (the average policy's weights)."""
 
     weights: np.ndarray
+    per_state: np.ndarray
     own_reach: np.ndarray
 
     @property
     def expected_decisions(self) -> np.ndarray:
+        """[R] the sum of all weights: under the on-policy law, the expected number of decisions in one hand."""
         return self.weights.sum(axis=(1, 2))
 
 
-def decision_law(game: Game, tables: np.ndarray) -> DecisionLaw:
-    """The visitation law of decision points under R self-play tables [R, n_info, A]."""
+def decision_law(game: Game, tables: np.ndarray, law: str = ON_POLICY) -> DecisionLaw:
+    """The law of decision points under R self-play tables [R, n_info, A] (`law`: on_policy, counterfactual or
+    uniform; module docstring)."""
+    check_decision_law("decision_law", law)
     sf = sequence_form(game)
     h = decision_histories(game)
     x = realisation_plans(sf, tables)
-    reach = h.chance * x[:, h.own_sequence] * x[:, h.opponent_sequence]          # [R, H]
+    opponent = h.chance * x[:, h.opponent_sequence]                                # [R, H]
+    reach = h.chance * x[:, h.own_sequence] * x[:, h.opponent_sequence] if law == ON_POLICY else opponent
     c = game.num_cards
     weights = np.zeros((len(tables), sf.num_infostates * c))
     np.add.at(weights, (slice(None), h.infostate * c + h.opponent_card), reach)    # in history order
-    return DecisionLaw(weights.reshape(len(tables), sf.num_infostates, c), x[:, sf.parent_seq])
+    weights = weights.reshape(len(tables), sf.num_infostates, c)
+    per_state = np.ones(weights.shape[:2]) if law == UNIFORM else sum_last_axis(weights)
+    return DecisionLaw(weights, per_state, x[:, sf.parent_seq])
+
 
 
 @dataclass(frozen=True)
@@ -108,8 +122,7 @@ def draw_decision_points(game: Game, law: DecisionLaw, run: torch.Tensor, split:
     weights (summed sequentially, hence the same on every CPU).
     """
     dev = groups.device
-    per_state = sum_last_axis(law.weights)
-    cum = torch.as_tensor(np.cumsum(per_state, axis=1), device=dev)                   # [R, n_info]
+    cum = torch.as_tensor(np.cumsum(law.per_state, axis=1), device=dev)               # [R, n_info]
     u = rng.uniform(rng.derive_key("root", run=run[:, None], split=split, group=groups), 0)
     info = torch.searchsorted(cum, u * cum[:, -1:], right=True).clamp(max=cum.shape[1] - 1)
     states = game.infostates

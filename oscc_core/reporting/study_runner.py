@@ -1,0 +1,94 @@
+"""Run a learning study's tasks on dask.distributed, keep each finished run, and assemble the results.
+
+`run_tasks` sends every task (`learning.study.Task`) that has no stored
+result to a Dask cluster: a `LocalCluster` of `workers` processes on this
+machine (one thread each) by default, or the existing cluster at
+`scheduler` ("tcp://host:8786").  Each result is written, as soon as its
+task finishes, to `<store>/<digest>.json`, where the digest covers the
+task's fields and the library's source: a study that is stopped loses only
+the runs in flight, and a rerun skips every stored run.  Results are read
+back from the store in the tasks' own order and rounded to the book's
+precision, so the assembled study is byte for byte the same for any number
+of workers and any order in which tasks finish.
+
+Progress (runs done out of all) goes to the terminal of `python -m oscc_core
+run` when it has one (`reporting.progress`); nothing is printed otherwise.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from oscc_core.digest import canonical_json, source_digest
+from oscc_core.learning.study import Task, run_task
+from oscc_core.reporting.progress import progress_stream, show_progress
+from oscc_core.reporting.results import clean
+
+
+class StudyInterrupted(RuntimeError):
+    """The study stopped before every task finished (raised by `stop_after`, as a stop would)."""
+
+
+def _path(store: Path, task: Task, source: str) -> Path:
+    return store / f"{task.digest(source)}.json"
+
+
+def _write(path: Path, result: dict) -> None:
+    """Write atomically: a stop mid-write leaves no half file behind."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(canonical_json(clean(result)), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+@contextmanager
+def _client(workers: int, scheduler: str | None):
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        with Client(scheduler) as client:
+            yield client
+        return
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=40) as cluster, Client(cluster) as client:
+        yield client
+
+
+def run_tasks(tasks: Sequence[Task], store, workers: int = 2, scheduler: str | None = None,
+              stop_after: int | None = None, on_done: Callable[[Task], None] | None = None) -> dict:
+    """Run every task without a stored result, store each as it finishes; return {"results": [result per task,
+    in task order, rounded], "ran": tasks run now, "stored": tasks found stored, "seconds", "workers"}.
+
+    `stop_after` (tests) raises `StudyInterrupted` after that many tasks are stored, as a stopped study would.
+    """
+    store = Path(store)
+    store.mkdir(parents=True, exist_ok=True)
+    source = source_digest()
+    todo = [t for t in tasks if not _path(store, t, source).exists()]
+    start = time.perf_counter()
+    if todo:
+        from distributed import as_completed
+        from tqdm import tqdm
+
+        with _client(workers, scheduler) as client, \
+                tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="study", unit="run",
+                     file=progress_stream(), disable=not show_progress()) as bar:
+            futures = {client.submit(run_task, t, pure=False): t for t in todo}
+            done = 0
+            for future in as_completed(futures):
+                task = futures[future]
+                _write(_path(store, task, source), future.result())
+                done += 1
+                bar.update(1)
+                if on_done is not None:
+                    on_done(task)
+                if stop_after is not None and done >= stop_after:
+                    for f in futures:
+                        f.cancel()
+                    raise StudyInterrupted(f"stopped after {done} of {len(todo)} runs")
+    results = [json.loads(_path(store, t, source).read_text(encoding="utf-8")) for t in tasks]
+    return {"results": results, "ran": len(todo), "stored": len(tasks) - len(todo),
+            "seconds": time.perf_counter() - start, "workers": workers if not scheduler else scheduler}

@@ -1,0 +1,115 @@
+"""The pure helpers of benchmarks/bench_learn_quality.py: budgets, hyperparameters, crossings, the last line, and
+the external-sampling cost model (checked by hand on Kuhn poker and against OpenSpiel's own Python solver)."""
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_learn_quality.py"
+spec = importlib.util.spec_from_file_location("bench_learn_quality", PATH)
+bq = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bq)
+
+
+def test_budgets():
+    assert bq.round_sig(1234567.8) == 1230000 and bq.round_sig(17782.79) == 17800
+    assert bq.log_budgets(1e4, 1e5) == (10000, 17800, 31600, 56200, 100000)
+    assert bq.DEFAULT_BUDGETS[0] == 10_000 and bq.DEFAULT_BUDGETS[-1] == 10_000_000 and len(bq.DEFAULT_BUDGETS) == 13
+    assert bq.parse_budgets("1e5, 1e4,1e4,30000") == (10000, 30000, 100000)
+    for bad in ("", "0", "-5", "abc", "inf", "1e4,,x"):
+        with pytest.raises(ValueError, match="--budgets"):
+            bq.parse_budgets(bad)
+    assert bq.parse_seeds("3, 1,3") == (3, 1)
+    for bad in ("", "-1", "a"):
+        with pytest.raises(ValueError, match="--seeds"):
+            bq.parse_seeds(bad)
+
+
+def test_tuned_hyperparameters_read_defensively():
+    assert bq.tuned_hyperparameters(None) == {}
+    assert bq.tuned_hyperparameters({"tuning": {"converging": {}}}) == {}
+    assert bq.tuned_hyperparameters({"tuning": {"converging": {"cp_grpo": "x"}}}) == {}
+    tune = {"eta": 16, "alpha": 0.5, "kappa": 0.02, "score": 0.3, "grid": []}     # learning.study.tune's shape
+    assert bq.tuned_hyperparameters({"tuning": {"converging": {"cp_grpo": tune}}}) == \
+        {"eta": 16.0, "alpha": 0.5, "kappa": 0.02}
+    other = {"choice": {"learning_rate": 4.0, "proximal_alpha": 2.0, "proximal_kappa": 0.0,
+                        "decision_law": "uniform", "decision_points": 64}}
+    assert bq.tuned_hyperparameters({"tuning": {"converging": {"cp_grpo": other}}}) == \
+        {"eta": 4.0, "alpha": 2.0, "kappa": 0.0, "decision_law": "uniform", "decision_points": 64}
+    bad = {"eta": 0, "alpha": -1, "kappa": 2, "decision_law": "sideways", "decision_points": 1.5}
+    assert bq.tuned_hyperparameters({"tuning": {"converging": {"cp_grpo": bad}}}) == {}
+
+
+def test_hyperparameters_sources(tmp_path):
+    values, sources = bq.hyperparameters(tmp_path / "missing.json", {})
+    assert values == bq.FALLBACK and set(sources.values()) == {"default (no study file)"}
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    values, sources = bq.hyperparameters(broken, {})
+    assert values == bq.FALLBACK and sources["eta"].startswith("default (study file unreadable")
+    study = tmp_path / "05_solver_study.json"
+    study.write_text(json.dumps({"tuning": {"converging": {"cp_grpo": {"eta": 16.0, "alpha": 0.5}}}}))
+    values, sources = bq.hyperparameters(study, {"alpha": 3.0, "kappa": None})
+    assert values == {**bq.FALLBACK, "eta": 16.0, "alpha": 3.0}
+    assert sources["eta"] == "05_solver_study.json tuning.converging.cp_grpo"
+    assert sources["alpha"] == "command line" and sources["kappa"].startswith("default")
+
+
+def test_calls_to():
+    curve = [(1e4, 1.0), (1e5, 0.4), (1e6, 0.1)]
+    value, status = bq.calls_to(curve, 0.2)
+    assert status == "crossed" and value == pytest.approx(10 ** 5.5)          # halfway in log-log
+    assert bq.calls_to(curve, 0.4) == (pytest.approx(1e5), "crossed")
+    assert bq.calls_to(curve, 2.0) == (1e4, "at_start")
+    assert bq.calls_to(curve, 0.05) == (None, "never")
+    assert bq.calls_to([(1e4, 1.0), (1e5, 0.15), (1e6, 0.3)], 0.2)[1] == "crossed"  # the first crossing counts
+    assert bq.calls_to([], 0.2) == (None, "never")
+
+
+def test_last_line():
+    line = bq.last_line(0.2, (817_000.0, "crossed"), (1_300_000.0, "crossed"), 1e7, 1e7)
+    assert line == "calls to 0.2: ours 817,000, OS-MCCFR 1,300,000, ratio 1.6x"
+    line = bq.last_line(0.2, (817_000.0, "crossed"), (None, "never"), 1e7, 1e7)
+    assert line == "calls to 0.2: ours 817,000, OS-MCCFR not reached within 10,000,000, ratio > 12.2x"
+    line = bq.last_line(0.2, (None, "never"), (2e6, "crossed"), 1e6, 1e7)
+    assert line == "calls to 0.2: ours not reached within 1,000,000, OS-MCCFR 2,000,000, ratio < 2.0x"
+    line = bq.last_line(0.2, (None, "never"), (None, "never"), 1e5, 1e5)
+    assert line.endswith("ratio n/a (neither reaches it)") and line.startswith("calls to 0.2: ours not reached")
+    assert bq.last_line(0.2, (1e4, "at_start"), (5e4, "crossed"), 1e6, 1e6).endswith("ours <= 10,000, OS-MCCFR "
+                                                                                       "50,000, ratio >= 5.0x")
+
+
+def test_es_expected_cost_on_kuhn_by_hand():
+    """Kuhn, uniform: player 0's traversal reaches 2.5 terminals (pass: p1 passes, 1, or bets, 2 more; bet: 1)
+    over 3.5 decisions and 8 nodes; player 1's reaches 2 over 2.5 decisions and 6.5 nodes."""
+    pyspiel = pytest.importorskip("pyspiel")
+    cost = bq.es_expected_cost(pyspiel.load_game("kuhn_poker"), bq.uniform_policy)
+    assert cost == pytest.approx({"terminals": 4.5, "decisions": 6.0, "nodes": 14.5})
+
+
+def test_counting_solver_matches_the_exact_expectation():
+    """One traversal of OpenSpiel's Python ES from a fresh solver samples the other player uniformly: its mean
+    counts over many fresh solvers approach the exact expectation of that traversal."""
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("leduc_poker")
+    np.random.seed(0)
+    trials, totals = 3000, np.zeros(3)
+    for _ in range(trials):
+        solver = bq.counting_es_solver(game)
+        solver._update_regrets(game.new_initial_state(), 0)
+        totals += (solver.terminals, solver.decisions, solver.nodes)
+    mean = totals / trials
+
+    class FirstTraversal:                        # the exact expectation of player 0's traversal alone
+        def num_players(self):
+            return 1
+
+        def new_initial_state(self):
+            return game.new_initial_state()
+
+    exact = bq.es_expected_cost(FirstTraversal(), bq.uniform_policy)
+    for i, key in enumerate(("terminals", "decisions", "nodes")):
+        assert math.isclose(mean[i], exact[key], rel_tol=0.05), (key, mean[i], exact[key])

@@ -1,0 +1,104 @@
+"""Learning studies: a run recorded at several budgets, tasks on Dask, stored results and resumption.
+
+The expected values come from runs trained separately (a `Learners` batch stepped by hand with one budget),
+from a study run with another number of workers, or from an uninterrupted study: never from the study's own
+record of itself.
+"""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from oscc_core.digest import canonical_json
+from oscc_core.learning import study
+from oscc_core.learning.loop import Learners, RunSpec, Schedule
+from oscc_core.reporting.study_runner import StudyInterrupted, run_tasks
+
+CONVERGING = Schedule(decision_points=16, learning_rate=8.0, decision_law="counterfactual", proximal_alpha=1.0,
+                      proximal_kappa=0.05)
+
+
+def _alone(game, arm, seed, schedule, budget):
+    """A run trained with one budget only, by hand."""
+    learners = Learners(game, [RunSpec(arm, seed)], replace(schedule, budget=budget, iterations=study.UNBOUNDED))
+    while bool(learners.active().any()):
+        learners.step()
+    return learners
+
+
+@pytest.mark.parametrize("arm", ["cp_grpo", "grpo", "ppo"])
+def test_each_budget_of_a_task_is_the_run_trained_with_that_budget_alone(arm):
+    budgets = (150, 700, 2000)
+    result = study.run_task(study.Task.make("kuhn", "converging", arm, 7, CONVERGING, budgets))
+    for b in budgets:
+        alone = _alone("kuhn", arm, 7, CONVERGING, b)
+        rec = result["budgets"][str(b)]
+        assert rec["physical_calls"] == alone.ledger.row(0)["physical_calls"] <= b
+        assert rec["exploitability_average"] == study.exploitability("kuhn", alone.average_tables()[0])
+        assert rec["never_updated"] == alone.coverage()[0]
+
+
+def test_a_kept_checkpoint_is_the_average_policy_at_the_largest_budget():
+    result = study.run_task(study.Task.make("kuhn", "converging", "cp_grpo", 3, CONVERGING, (100, 400), True))
+    assert np.array_equal(np.array(result["table"]), _alone("kuhn", "cp_grpo", 3, CONVERGING, 400).average_tables()[0])
+
+
+def test_calls_to_a_threshold_interpolate_in_log_calls_and_log_exploitability():
+    curve = {"100": {"exploitability_average": 0.4}, "1000": {"exploitability_average": 0.1}}
+    # log 0.2 lies halfway between log 0.4 and log 0.1: halfway in log calls, 10**2.5
+    assert study.calls_to(curve, 0.2) == pytest.approx(10 ** 2.5)
+    assert study.calls_to(curve, 0.05) is None and study.calls_to(curve, 0.5) == 100.0
+
+
+def test_the_literal_learner_runs_only_cp_grpo_and_independent_past_ten_times_the_budget():
+    choices = {"literal": {a: {"eta": 4.0} for a in study.ARMS}, "converging": {"ppo": {"eta": 4.0}}}
+    tasks = study.study_tasks("kuhn", choices, Schedule(), [1], 100, [1, 10, 100])
+    top = {(t.learner, t.arm): max(t.budgets) for t in tasks}
+    assert top[("literal", "cp_grpo")] == top[("literal", "independent")] == top[("converging", "ppo")] == 10_000
+    assert top[("literal", "grpo")] == top[("literal", "ppo")] == 1_000
+    assert dict(next(t for t in tasks if t.learner == "literal").schedule)["decision_law"] == "on_policy"
+
+
+def test_a_choice_at_the_edge_of_its_grid_extends_the_grid():
+    grid = study.Grid(eta=(2.0, 4.0), alpha=(0.0, 1.0), kappa=(0.0, 0.1))
+    assert grid.extended((4.0, 0.0, 0.0)).eta == (2.0, 4.0, 8.0)
+    assert grid.extended((2.0, 1.0, 0.1)) == replace(grid, eta=(1.0, 2.0, 4.0), alpha=(0.0, 1.0, 2.0),
+                                                     kappa=(0.0, 0.1, 0.4))
+    assert study.Grid(eta=(1.0, 2.0, 4.0)).extended((2.0, 0.0, 0.0)) is None
+
+
+def test_tuning_keeps_extending_until_the_choice_is_inside():
+    # a made-up score with its minimum at eta 16: a grid of (2, 4) must grow to 32 and choose 16
+    def run(tasks):
+        out = []
+        for t in tasks:
+            s = dict(t.schedule)
+            out.append({"task": t.record(), "budgets": {str(t.budgets[0]): {
+                "exploitability_average": abs(np.log2(s["learning_rate"]) - 4) + t.seed * 1e-3}}})
+        return out
+    got = study.tune(run, "kuhn", "literal", "cp_grpo", Schedule(), study.Grid(eta=(2.0, 4.0)), (1, 2), 50)
+    assert got["eta"] == 16.0 and got["extensions"] == 3 and not got["at_edge"]
+    assert [g["eta"] for g in got["grid"]] == [2.0, 4.0, 8.0, 16.0, 32.0]
+
+
+TASKS = [study.Task.make("kuhn", "converging", a, s, CONVERGING, (200, 800)) for a in ("cp_grpo", "ppo")
+         for s in (1, 2, 3)]
+
+
+def test_one_worker_and_two_workers_give_the_same_bytes(tmp_path):
+    one = run_tasks(TASKS, tmp_path / "one", workers=1)
+    two = run_tasks(TASKS, tmp_path / "two", workers=2)
+    assert one["ran"] == two["ran"] == len(TASKS)
+    assert canonical_json(one["results"]) == canonical_json(two["results"])
+
+
+def test_a_stopped_study_resumes_to_the_bytes_of_an_uninterrupted_one(tmp_path):
+    whole = run_tasks(TASKS, tmp_path / "whole", workers=2)
+    with pytest.raises(StudyInterrupted):
+        run_tasks(TASKS, tmp_path / "stopped", workers=2, stop_after=2)
+    assert len(list((tmp_path / "stopped").glob("*.json"))) >= 2
+    resumed = run_tasks(TASKS, tmp_path / "stopped", workers=2)
+    assert resumed["stored"] >= 2 and resumed["ran"] == len(TASKS) - resumed["stored"]
+    assert canonical_json(resumed["results"]) == canonical_json(whole["results"])
+    again = run_tasks(TASKS, tmp_path / "stopped", workers=2)            # everything stored: nothing runs
+    assert again["ran"] == 0 and canonical_json(again["results"]) == canonical_json(whole["results"])
