@@ -58,7 +58,7 @@ counterfactual law, alpha 1, kappa 0.01, N 128), the cost probes, per budget
 the mean (and range) over seeds of each method's exploitability, the calls
 each needs to reach `--threshold` chips on its mean curve (the first
 crossing, interpolated linearly in log calls and log exploitability between
-the two budgets around it, as `learning.study.calls_to` does), and last:
+the two budgets around it, as `learning.study_design.calls_to` does), and last:
 
     calls to 0.2: ours X, OS-MCCFR Y, ratio Zx        (Z = Y / X)
 

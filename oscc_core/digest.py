@@ -15,11 +15,19 @@ def digest(obj) -> str:
     return hashlib.sha256(canonical_json(obj).encode()).hexdigest()
 
 
-def source_digest() -> str:
-    """SHA-256 over the library's own source files, in path order."""
+def source_digest(parts: tuple[str, ...] | None = None) -> str:
+    """SHA-256 over the library's own source files, in path order; with `parts`, only the files those paths
+    inside `oscc_core` name (a subpackage, "engine", or a module, "learning/loop.py") and the top-level modules."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
+    paths = sorted(root.rglob("*.py"))
+    if parts is not None:
+        def named(path: Path) -> bool:
+            rel = path.relative_to(root).as_posix()
+            return path.parent == root or any(rel == part or rel.startswith(part.rstrip("/") + "/")
+                                              for part in parts)
+        paths = [p for p in paths if named(p)]
+    for path in paths:
         h.update(str(path.relative_to(root)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()

@@ -1,4 +1,6 @@
 """The learners' fused CPU engine computes bitwise what the torch engine computes."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -141,3 +143,17 @@ def test_mixed_batches_with_a_budget_under_the_converging_options(game):
     a, b = _both(game, runs, sched, 7)
     _assert_identical(a, b)
     assert torch.equal(a.magnet, torch.zeros_like(a.magnet))       # kappa 0: the magnet stays uniform
+
+
+def test_runs_with_their_own_step_sizes_in_one_batch_are_the_runs_trained_alone():
+    sched = Schedule(iterations=5, decision_points=16, epochs=2, learning_rate=1.0, group_size=3,
+                     decision_law="counterfactual", proximal_alpha=1.0, proximal_kappa=0.1)
+    runs = [RunSpec("cp_grpo", 3, 8.0), RunSpec("grpo", 3, 64.0), RunSpec("ppo", 4, 0.5), RunSpec("independent", 5)]
+    a, b = _both("leduc", runs, sched, 5)
+    _assert_identical(a, b)
+    for r, run in enumerate(runs):
+        eta = sched.learning_rate if run.learning_rate is None else run.learning_rate
+        alone = Learners("leduc", [RunSpec(run.arm, run.seed)], replace(sched, learning_rate=eta), engine="torch")
+        for _ in range(5):
+            alone.step()
+        assert torch.equal(alone.logits[0], b.logits[r]) and torch.equal(alone.magnet[0], b.magnet[r]), run

@@ -11,6 +11,7 @@ import pytest
 
 from oscc_core.digest import canonical_json
 from oscc_core.learning import study
+from oscc_core.learning import study_design as design
 from oscc_core.learning.loop import Learners, RunSpec, Schedule
 from oscc_core.reporting.study_runner import StudyInterrupted, run_tasks
 
@@ -46,13 +47,13 @@ def test_a_kept_checkpoint_is_the_average_policy_at_the_largest_budget():
 def test_calls_to_a_threshold_interpolate_in_log_calls_and_log_exploitability():
     curve = {"100": {"exploitability_average": 0.4}, "1000": {"exploitability_average": 0.1}}
     # log 0.2 lies halfway between log 0.4 and log 0.1: halfway in log calls, 10**2.5
-    assert study.calls_to(curve, 0.2) == pytest.approx(10 ** 2.5)
-    assert study.calls_to(curve, 0.05) is None and study.calls_to(curve, 0.5) == 100.0
+    assert design.calls_to(curve, 0.2) == pytest.approx(10 ** 2.5)
+    assert design.calls_to(curve, 0.05) is None and design.calls_to(curve, 0.5) == 100.0
 
 
 def test_the_literal_learner_runs_only_cp_grpo_and_independent_past_ten_times_the_budget():
-    choices = {"literal": {a: {"eta": 4.0} for a in study.ARMS}, "converging": {"ppo": {"eta": 4.0}}}
-    tasks = study.study_tasks("kuhn", choices, Schedule(), [1], 100, [1, 10, 100])
+    choices = {"literal": {a: {"eta": 4.0} for a in design.ARMS}, "converging": {"ppo": {"eta": 4.0}}}
+    tasks = design.study_tasks("kuhn", choices, Schedule(), [1], 100, [1, 10, 100])
     top = {(t.learner, t.arm): max(t.budgets) for t in tasks}
     assert top[("literal", "cp_grpo")] == top[("literal", "independent")] == top[("converging", "ppo")] == 10_000
     assert top[("literal", "grpo")] == top[("literal", "ppo")] == 1_000
@@ -60,11 +61,11 @@ def test_the_literal_learner_runs_only_cp_grpo_and_independent_past_ten_times_th
 
 
 def test_a_choice_at_the_edge_of_its_grid_extends_the_grid():
-    grid = study.Grid(eta=(2.0, 4.0), alpha=(0.0, 1.0), kappa=(0.0, 0.1))
+    grid = design.Grid(eta=(2.0, 4.0), alpha=(0.0, 1.0), kappa=(0.0, 0.1))
     assert grid.extended((4.0, 0.0, 0.0)).eta == (2.0, 4.0, 8.0)
     assert grid.extended((2.0, 1.0, 0.1)) == replace(grid, eta=(1.0, 2.0, 4.0), alpha=(0.0, 1.0, 2.0),
                                                      kappa=(0.0, 0.1, 0.4))
-    assert study.Grid(eta=(1.0, 2.0, 4.0)).extended((2.0, 0.0, 0.0)) is None
+    assert design.Grid(eta=(1.0, 2.0, 4.0)).extended((2.0, 0.0, 0.0)) is None
 
 
 def test_tuning_keeps_extending_until_the_choice_is_inside():
@@ -76,7 +77,7 @@ def test_tuning_keeps_extending_until_the_choice_is_inside():
             out.append({"task": t.record(), "budgets": {str(t.budgets[0]): {
                 "exploitability_average": abs(np.log2(s["learning_rate"]) - 4) + t.seed * 1e-3}}})
         return out
-    got = study.tune(run, "kuhn", "literal", "cp_grpo", Schedule(), study.Grid(eta=(2.0, 4.0)), (1, 2), 50)
+    got = design.tune(run, "kuhn", "literal", "cp_grpo", Schedule(), design.Grid(eta=(2.0, 4.0)), (1, 2), 50)
     assert got["eta"] == 16.0 and got["extensions"] == 3 and not got["at_edge"]
     assert [g["eta"] for g in got["grid"]] == [2.0, 4.0, 8.0, 16.0, 32.0]
 
@@ -102,3 +103,24 @@ def test_a_stopped_study_resumes_to_the_bytes_of_an_uninterrupted_one(tmp_path):
     assert canonical_json(resumed["results"]) == canonical_json(whole["results"])
     again = run_tasks(TASKS, tmp_path / "stopped", workers=2)            # everything stored: nothing runs
     assert again["ran"] == 0 and canonical_json(again["results"]) == canonical_json(whole["results"])
+
+
+def test_the_stored_runs_digest_covers_every_module_a_run_loads():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from oscc_core.reporting.study_runner import RUN_SOURCES
+
+    code = ("import sys; from oscc_core.learning import study; from oscc_core.learning.loop import Schedule\n"
+            "for arm in ('cp_grpo', 'grpo', 'ppo'):\n"
+            "    study.run_task(study.Task.make('leduc', 'x', arm, 1, Schedule(decision_points=8,"
+            " decision_law='counterfactual', proximal_alpha=1.0), [100]))\n"
+            "print('\\n'.join(m.__file__ for n, m in sys.modules.items() if n.startswith('oscc_core')"
+            " and getattr(m, '__file__', None)))")
+    files = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    root = Path(study.__file__).resolve().parents[1]
+    for f in files:
+        rel = Path(f).resolve().relative_to(root).as_posix()
+        covered = "/" not in rel or any(rel == p or rel.startswith(p + "/") for p in RUN_SOURCES)
+        assert covered, f"{rel} runs in a study task but is not in RUN_SOURCES"

@@ -159,12 +159,12 @@ class FusedStep:
         if self.has_episodes and bool((active & (self.kind == k.OTHER_KIND)).any()):
             L._update(self._with_episodes(n_terms, active, base, split))
         else:
-            every_row = negative_zero or not np.isfinite(s.learning_rate)
+            every_row = negative_zero or not np.isfinite(L.rates().numpy()).all()
             self._epochs(flat, n_terms, n_rows, every_row)
         if s.proximal:
             kept = np.where(self.kind == k.OTHER_KIND, 0, self.block[k.GROUPS] - groups_before)
             k.pull_and_magnet(flat, L.magnet.view(-1, a).numpy(), self.points, kept, active, n_info,
-                              float(s.proximal_alpha), float(s.learning_rate), n, float(s.proximal_kappa),
+                              float(s.proximal_alpha), L.rates().numpy(), n, float(s.proximal_kappa),
                               L.draws.view(-1).numpy())
         self.block[k.ITERATIONS] += active
         if s.budget is not None:
@@ -190,7 +190,7 @@ class FusedStep:
                 self._exp(n_rows)
             k.epoch(e > 0, self.expd, self.rows_u, n_rows, self.touched, self.probs if e else self.behaviour,
                     d["info_legal"], n_info, self.t_row, self.t_action, self.t_weight, self.t_adv, self.t_pi0,
-                    n_terms, self.grad, flat, float(s.learning_rate), 1 + s.epsilon, 1 - s.epsilon, self.block,
+                    n_terms, self.grad, flat, self.learners.rates().numpy(), 1 + s.epsilon, 1 - s.epsilon, self.block,
                     self.shifted, every_row)
 
     def _with_episodes(self, n_terms: int, active: np.ndarray, base: np.ndarray, split: int) -> Terms:

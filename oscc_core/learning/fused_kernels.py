@@ -314,7 +314,8 @@ def _tally(counts, r, returns, s, sign, value, decisions, illegal, sample):
 @_jit()
 def epoch(fresh, expd, rows_u, n_rows, touched, probs, legal, n_info, t_row, t_action, t_weight, t_adv, t_pi0, n_terms,
           grad, flat, rate, upper, lower, counts, shifted, every_row):
-    """One full-batch step `flat += rate * grad` of the clipped surrogate (`objectives.clipped_gradient`).
+    """One full-batch step `flat += rate[run] * grad` of the clipped surrogate (`objectives.clipped_gradient`), each
+    run at its own step size (`rate` [R]).
 
     probs: pi_theta of the touched rows `rows_u` (written here from `expd`,
     the exp of the previous call's `shifted`, when `fresh`; in epoch 0 it is
@@ -343,21 +344,22 @@ def epoch(fresh, expd, rows_u, n_rows, touched, probs, legal, n_info, t_row, t_a
     if every_row:
         for row in range(flat.shape[0]):
             for a in range(n_actions):
-                flat[row, a] += rate * (grad[row, a] if touched[row] else 0.0)
+                flat[row, a] += rate[row // n_info] * (grad[row, a] if touched[row] else 0.0)
     else:
         for j in range(n_rows):
             for a in range(n_actions):
-                flat[rows_u[j], a] += rate * grad[rows_u[j], a]
+                flat[rows_u[j], a] += rate[rows_u[j] // n_info] * grad[rows_u[j], a]
     shift_rows(flat, legal, n_info, rows_u, n_rows, shifted)
 
 
 @_jit()
-def pull_and_magnet(flat, magnet, points, kept, active, n_info, alpha, eta, n, kappa, counts):
+def pull_and_magnet(flat, magnet, points, kept, active, n_info, alpha, rates, n, kappa, counts):
     """`proximal.pull` and `proximal.move_magnet` for every active run, in the torch path's arithmetic.
 
     counts [R * n_info] (scratch, float64): each state's draws among the run's first `kept[r]` decision
     points (`points` [R, N]); extra draws (ppo's visits) already in it are kept.  flat, magnet [R * n_info, A]
-    are updated in place: a drawn state's logits become (theta + c m) / (1 + c), c = alpha * eta * k / n, and
+    are updated in place: a drawn state's logits become (theta + c m) / (1 + c), c = alpha * eta * k / n (eta:
+    the run's rate, `rates[r]`), and
     the magnet moves m + kappa (theta - m) at every state (not at all when kappa = 0).
     """
     n_runs, n_actions = active.shape[0], flat.shape[1]
@@ -369,7 +371,7 @@ def pull_and_magnet(flat, magnet, points, kept, active, n_info, alpha, eta, n, k
             counts[first + points[r, j]] += 1.0
         for i in range(first, first + n_info):
             if alpha > 0 and counts[i] > 0:
-                c = alpha * eta * counts[i] / n
+                c = alpha * rates[r] * counts[i] / n
                 for a in range(n_actions):
                     flat[i, a] = (flat[i, a] + c * magnet[i, a]) / (1.0 + c)
             if kappa != 0.0:

@@ -93,8 +93,12 @@ class Schedule:
 
 @dataclass(frozen=True)
 class RunSpec:
+    """One run: its arm, its seed (the streams' run id) and, when the arms of a batch use different step sizes,
+    its own eta (None: the schedule's)."""
+
     arm: str
     seed: int
+    learning_rate: float | None = None
 
     @property
     def key(self) -> str:
@@ -125,6 +129,7 @@ class Learners:
         self.ledger = Ledger(len(self.runs), self.device)
         self.spent = torch.zeros(len(self.runs), dtype=torch.bool, device=self.device)   # budget reached
         self.iteration = 0
+        self.rate_divisor = 1.0          # eta_t = eta / rate_divisor (a decaying step size sets it)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}.")
         fusable = self.device.type == "cpu" and self.logits.dtype == torch.float64
@@ -141,6 +146,12 @@ class Learners:
         return "torch" if self._fused is None else "fused"
 
     # ----- the iteration ------------------------------------------------------------------
+    def rates(self) -> torch.Tensor:
+        """[R] each run's step size this iteration: its own eta (else the schedule's) / `rate_divisor`."""
+        s = self.schedule
+        return torch.tensor([(s.learning_rate if r.learning_rate is None else r.learning_rate) / self.rate_divisor
+                             for r in self.runs], dtype=torch.float64, device=self.device)
+
     def active(self) -> torch.Tensor:
         """[R] runs that still take part: budget left (or iterations left when there is no budget)."""
         return ~self.spent & (self.iteration < self.schedule.iterations)
@@ -175,9 +186,10 @@ class Learners:
         flat = self.logits.view(-1, self.logits.shape[-1])
         legal = self.legal.repeat(len(self.runs), 1)
         run_of_term = terms.row // len(self.game.infostates)
+        rate = self.rates().repeat_interleave(len(self.game.infostates)).unsqueeze(1)   # [R * n_info, 1]
         for _ in range(s.epochs):
             grad, clipped = clipped_gradient(flat, legal, terms, s.epsilon)
-            flat += s.learning_rate * grad
+            flat += rate * grad
             self.ledger.add("clipped_terms", run_of_term, clipped.to(torch.int64))
             self.ledger.add("terms", run_of_term)
 
@@ -189,7 +201,7 @@ class Learners:
         rows = torch.nonzero(active).squeeze(1)
         logits, magnet = self.logits[rows], self.magnet[rows]
         if s.proximal_alpha > 0:
-            proximal.pull(logits, magnet, self.draws[rows], s.proximal_alpha, s.learning_rate, s.decision_points)
+            proximal.pull(logits, magnet, self.draws[rows], s.proximal_alpha, self.rates()[rows], s.decision_points)
         proximal.move_magnet(magnet, logits, s.proximal_kappa)
         self.logits[rows], self.magnet[rows] = logits, magnet
 

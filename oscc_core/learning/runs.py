@@ -43,7 +43,7 @@ class Batch:
         return {field: spent[:, f].tolist() for f, field in enumerate(FIELDS)}
 
     def index(self, arm: str, seed: int) -> int:
-        return self.runs.index(RunSpec(arm, seed))
+        return next(i for i, r in enumerate(self.runs) if (r.arm, r.seed) == (arm, seed))
 
     def ledger(self, r: int) -> dict:
         return self.learners.ledger.row(r)
@@ -66,15 +66,15 @@ def runs_of(arms, seeds) -> list[RunSpec]:
 
 def train(game: str, runs: list[RunSpec], schedule: Schedule, device, curve_at=(), decay: float = 0.0,
           progress: bool = False) -> Batch:
-    """Train `runs` together until every run is done; eta_t = eta / (1 + decay * t) when decay > 0."""
+    """Train `runs` together until every run is done (each at its own eta, `RunSpec.learning_rate`, or the
+    schedule's); eta_t = eta / (1 + decay * t) when decay > 0."""
     learners = Learners(game, runs, schedule, device=device)
     points, averages, lasts, history = set(curve_at), {}, {}, []
     total = schedule.iterations if schedule.budget is None else None
     with tqdm(total=total, disable=not progress, desc="iterations", leave=False) as bar:
         while bool(learners.active().any()):
             if decay:
-                learners.schedule = replace(schedule, learning_rate=schedule.learning_rate
-                                            / (1.0 + decay * learners.iteration))
+                learners.rate_divisor = 1.0 + decay * learners.iteration
             learners.step()
             history.append(np.stack([learners.ledger.counts[f].cpu().numpy() for f in FIELDS]))
             bar.update(1)

@@ -5,7 +5,8 @@ result to a Dask cluster: a `LocalCluster` of `workers` processes on this
 machine (one thread each) by default, or the existing cluster at
 `scheduler` ("tcp://host:8786").  Each result is written, as soon as its
 task finishes, to `<store>/<digest>.json`, where the digest covers the
-task's fields and the library's source: a study that is stopped loses only
+task's fields and the source of the library parts a run depends on
+(`RUN_SOURCES` and the base modules): a study that is stopped loses only
 the runs in flight, and a rerun skips every stored run.  Results are read
 back from the store in the tasks' own order and rounded to the book's
 precision, so the assembled study is byte for byte the same for any number
@@ -31,6 +32,14 @@ from oscc_core.reporting.results import clean
 
 class StudyInterrupted(RuntimeError):
     """The study stopped before every task finished (raised by `stop_after`, as a stop would)."""
+
+
+#: The code a run executes (tests/test_study.py checks it against the modules a run loads): a change elsewhere (a
+#: chapter, a table, the study's summary) keeps the stored runs.
+RUN_SOURCES = ("games", "engine", "exact", "method", "interop",
+               *(f"learning/{m}.py" for m in ("__init__", "arms", "episodes", "fused", "fused_kernels", "ledger",
+                                              "loop", "objectives", "proximal", "samples", "study", "tabular",
+                                              "visitation")))
 
 
 def _path(store: Path, task: Task, source: str) -> Path:
@@ -66,7 +75,7 @@ def run_tasks(tasks: Sequence[Task], store, workers: int = 2, scheduler: str | N
     """
     store = Path(store)
     store.mkdir(parents=True, exist_ok=True)
-    source = source_digest()
+    source = source_digest(RUN_SOURCES)
     todo = [t for t in tasks if not _path(store, t, source).exists()]
     start = time.perf_counter()
     if todo:

@@ -1,0 +1,215 @@
+"""The design of a learning study and what it shows: learners, budgets, tasks, fair tuning, summaries.
+
+A study runs the two learners, literal (the paper's iteration) and
+converging (counterfactual decision points and a proximal pull, our
+additions), on every learned arm and seed; each run is a `study.Task`.  The
+step sizes (and, for the converging learner, alpha and kappa) are chosen per
+arm on development seeds (`tune`), on a grid extended while the choice sits
+at its edge.  `summary` turns the runs into means and 95% intervals over
+seeds per budget, paired differences against CP-GRPO and the calls each arm
+needs to reach an exploitability threshold.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from oscc_core.learning.loop import Schedule
+from oscc_core.learning.study import Task
+
+LITERAL, CONVERGING = "literal", "converging"
+LEARNERS = (LITERAL, CONVERGING)
+#: The learned arms, CP-GRPO first (the uniform policy needs no run: its exploitability is a constant).
+ARMS = ("cp_grpo", "independent", "grpo", "ppo")
+#: Arms the literal learner runs beyond `LITERAL_FULL_UP_TO` times the base budget (it has stalled by then).
+LITERAL_LONG_ARMS = ("cp_grpo", "independent")
+LITERAL_FULL_UP_TO = 10
+
+
+def curve_budgets(base: int, multiples, per_decade: int = 4) -> tuple[int, ...]:
+    """The budgets a run is recorded at: `base` x each multiple, and `per_decade` log-spaced budgets per decade
+    from base / 10 up to the largest (for the curves and the calls-to-threshold), as integers (calls)."""
+    top = base * max(multiples)
+    decades = np.log10(top / (base / 10))
+    grid = np.round(np.logspace(np.log10(base / 10), np.log10(top), int(round(decades * per_decade)) + 1))
+    return tuple(sorted({int(base * m) for m in multiples} | {int(g) for g in grid}))
+
+
+def learner_schedule(learner: str, base: Schedule, eta: float, alpha: float = 0.0, kappa: float = 0.0) -> Schedule:
+    """The schedule of one learner at one arm's choices: literal is the paper's iteration (on-policy decision
+    points, no pull); converging draws decision points from the counterfactual law and pulls toward a magnet."""
+    if learner == LITERAL:
+        return replace(base, learning_rate=float(eta), decision_law="on_policy", proximal_alpha=0.0,
+                       proximal_kappa=0.0)
+    if learner == CONVERGING:
+        return replace(base, learning_rate=float(eta), decision_law="counterfactual", proximal_alpha=float(alpha),
+                       proximal_kappa=float(kappa))
+    raise ValueError(f"learner must be one of {', '.join(LEARNERS)}, got {learner!r}.")
+
+
+def study_tasks(game: str, choices: dict, base: Schedule, seeds, budget: int, multiples,
+                keep_tables: bool = True) -> list[Task]:
+    """Every run of a study: each learner of `choices` ({learner: {arm: {"eta", "alpha", "kappa"}}}), each arm,
+    each seed, recorded at `curve_budgets(budget, multiples)`; the literal learner's grpo and ppo stop at
+    `LITERAL_FULL_UP_TO` x budget.  The converging runs keep their checkpoint at the largest budget."""
+    out = []
+    for learner, arms in choices.items():
+        for arm, c in arms.items():
+            cap = multiples if learner == CONVERGING or arm in LITERAL_LONG_ARMS else \
+                [m for m in multiples if m <= LITERAL_FULL_UP_TO]
+            schedule = learner_schedule(learner, base, c["eta"], c.get("alpha", 0.0), c.get("kappa", 0.0))
+            for seed in seeds:
+                out.append(Task.make(game, learner, arm, seed, schedule, curve_budgets(budget, cap),
+                                     keep_table=keep_tables and learner == CONVERGING))
+    return out
+
+
+# ----- fair tuning on development seeds ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Grid:
+    """Candidate values of each hyperparameter (eta for every learner; alpha and kappa for the converging one).
+    A choice at the edge of a grid that can grow extends it: eta doubles past its largest value (halves below
+    its smallest), alpha doubles past its largest positive value, kappa grows fourfold toward its cap 1, up to
+    `max_extensions` times."""
+
+    eta: tuple
+    alpha: tuple = (0.0,)
+    kappa: tuple = (0.0,)
+    max_extensions: int = 4
+
+    def combos(self):
+        return [(e, a, k) for e in self.eta for a in self.alpha for k in self.kappa]
+
+    def extended(self, best: tuple) -> "Grid | None":
+        """The grid grown past the edge the best choice sits on, or None when it sits inside every grid."""
+        eta, alpha, kappa = best
+        grown = {}
+        if eta == max(self.eta):
+            grown["eta"] = self.eta + (2 * eta,)
+        elif eta == min(self.eta):
+            grown["eta"] = (eta / 2,) + self.eta
+        if len(self.alpha) > 1 and alpha == max(self.alpha) and alpha > 0:
+            grown["alpha"] = self.alpha + (2 * alpha,)
+        if len(self.kappa) > 1 and kappa == max(self.kappa) and 0 < kappa < 1:
+            grown["kappa"] = self.kappa + (min(1.0, 4 * kappa),)
+        return replace(self, **grown) if grown else None
+
+
+def tuning_tasks(game: str, learner: str, arm: str, base: Schedule, grid: Grid, dev_seeds, budget: int
+                 ) -> list[Task]:
+    """One task per (choice, development seed), recorded at `budget` only."""
+    return [Task.make(game, f"tune-{learner}", arm, seed, learner_schedule(learner, base, e, a, k), [budget])
+            for e, a, k in grid.combos() for seed in dev_seeds]
+
+
+def scores(results: list[dict], budget: int) -> dict[tuple, float]:
+    """{(eta, alpha, kappa): mean exploitability of the average policy over the development seeds at `budget`}."""
+    out: dict[tuple, list] = {}
+    for r in results:
+        s = r["task"]["schedule"]
+        out.setdefault((s["learning_rate"], s["proximal_alpha"], s["proximal_kappa"]), []).append(
+            r["budgets"][str(budget)]["exploitability_average"])
+    return {k: float(np.mean(v)) for k, v in out.items()}
+
+
+def best(score: dict[tuple, float]) -> tuple:
+    """The choice with the lowest score; ties go to the smaller eta, then alpha, then kappa."""
+    return min(score, key=lambda c: (score[c], c))
+
+
+def tune(run, game: str, learner: str, arm: str, base: Schedule, grid: Grid, dev_seeds, budget: int) -> dict:
+    """Choose (eta, alpha, kappa) for one learner and arm on `dev_seeds` at `budget`, extending the grid while the
+    choice sits at its edge; `run(tasks) -> results` runs tasks (`reporting.study_runner`).  Returns the choice,
+    every score (the grid as finally searched) and the number of extensions."""
+    extensions, score = 0, {}
+    while True:
+        todo = [c for c in grid.combos() if c not in score]
+        score.update(scores(run([t for t in tuning_tasks(game, learner, arm, base, grid, dev_seeds, budget)
+                                 if (dict(t.schedule)["learning_rate"], dict(t.schedule)["proximal_alpha"],
+                                     dict(t.schedule)["proximal_kappa"]) in todo]), budget))
+        choice = best(score)
+        grown = grid.extended(choice) if extensions < grid.max_extensions else None
+        if grown is None:
+            break
+        grid, extensions = grown, extensions + 1
+    eta, alpha, kappa = choice
+    return {"eta": eta, "alpha": alpha, "kappa": kappa, "score": score[choice], "extensions": extensions,
+            "at_edge": grid.extended(choice) is not None,
+            "grid": [{"eta": e, "alpha": a, "kappa": k, "score": v} for (e, a, k), v in sorted(score.items())]}
+
+
+# ----- what a study shows ------------------------------------------------------------------------------------
+def runs_table(results: list[dict]) -> dict:
+    """{learner: {arm: {seed: {budget: record}}}} of the study's results (budgets as integer-valued strings)."""
+    out: dict = {}
+    for r in results:
+        t = r["task"]
+        out.setdefault(t["learner"], {}).setdefault(t["arm"], {})[str(t["seed"])] = r["budgets"]
+    return out
+
+
+def calls_to(curve: dict, threshold: float) -> float | None:
+    """The physical calls at which a run's average-policy exploitability first falls to `threshold` (chips),
+    interpolated linearly in log calls and log exploitability between the two recorded budgets around the
+    crossing; None when it never does within the recorded budgets."""
+    points = sorted((int(b), rec["exploitability_average"]) for b, rec in curve.items())
+    if points[0][1] <= threshold:
+        return float(points[0][0])
+    for (b0, e0), (b1, e1) in zip(points, points[1:]):
+        if e1 <= threshold:
+            f = (np.log(e0) - np.log(threshold)) / (np.log(e0) - np.log(e1))
+            return float(np.exp(np.log(b0) + f * (np.log(b1) - np.log(b0))))
+    return None
+
+
+def _interval(values) -> dict:
+    from oscc_core.method.stats import t_interval
+
+    v = np.asarray(values, dtype=np.float64)
+    if v.size < 2:
+        return {"mean": float(v.mean()) if v.size else None, "low": None, "high": None, "n": int(v.size)}
+    iv = t_interval(v)
+    return {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n}
+
+
+def summary(runs: dict, budgets, thresholds) -> dict:
+    """summary[learner][budget]: each arm's mean and 95% t-interval over seeds of the average policy's and the
+    last iterate's exploitability (chips) and of the share of states never updated; the paired differences
+    arm - cp_grpo (seeds matched) with their intervals and the seeds on which cp_grpo is lower.  Plus
+    thresholds[learner][arm][threshold]: the seeds that reach it and the geometric mean of their calls with the
+    95% interval exp(t-interval of log calls) (`calls_to`)."""
+    from oscc_core.method.stats import t_interval
+
+    out: dict = {"by_budget": {}, "thresholds": {}}
+    for learner, arms in runs.items():
+        per = out["by_budget"].setdefault(learner, {})
+        for b in budgets:
+            key = str(int(b))
+            have = {arm: seeds for arm, seeds in arms.items() if all(key in s for s in seeds.values())}
+            if not have:
+                continue
+            entry = {"arms": {}, "differences": {}}
+            for arm, seeds in have.items():
+                entry["arms"][arm] = {q: _interval([s[key][q] for s in seeds.values()])
+                                      for q in ("exploitability_average", "exploitability_last", "never_updated",
+                                                "physical_calls", "transitions", "decisions")}
+            if "cp_grpo" in have:
+                for arm in (a for a in have if a != "cp_grpo"):
+                    common = [s for s in have[arm] if s in have["cp_grpo"]]
+                    d = [have[arm][s][key]["exploitability_average"] - have["cp_grpo"][s][key]["exploitability_average"]
+                         for s in common]
+                    entry["differences"][f"{arm} - cp_grpo"] = {**_interval(d), "cp_grpo_lower": int(sum(x > 0 for x in d))}
+            per[key] = entry
+        ths = out["thresholds"].setdefault(learner, {})
+        for arm, seeds in arms.items():
+            for th in thresholds:
+                calls = [c for c in (calls_to(s, th) for s in seeds.values()) if c is not None]
+                row = {"reached": len(calls), "seeds": len(seeds), "geometric_mean": None, "low": None, "high": None}
+                if calls:
+                    row["geometric_mean"] = float(np.exp(np.mean(np.log(calls))))
+                if len(calls) >= 2 and np.ptp(np.log(calls)) > 0:
+                    iv = t_interval(np.log(calls))                     # on log calls: a geometric-mean interval
+                    row["low"], row["high"] = float(np.exp(iv.low)), float(np.exp(iv.high))
+                ths.setdefault(arm, {})[repr(float(th))] = row
+    return out

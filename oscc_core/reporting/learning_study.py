@@ -1,0 +1,83 @@
+"""A whole learning study: tuning on development seeds, the reporting runs, their summary and checkpoints.
+
+`LearningStudy` holds the design (game, the paper's budget and its
+multiples, seeds, thresholds, grids); `run` tunes each learner and arm on
+the development seeds (`learning.study_design.tune`, at `tune_multiples` x the
+budget: the literal learner at the paper's budget, the converging one at a
+larger one, where it has something to show), or takes given choices, then
+runs every (learner, arm, seed) task on Dask (`study_runner.run_tasks`) and
+returns the study's record: the design, the tuning, the choices,
+``runs.<learner>.<arm>.<seed>.<budget>`` and ``summary.<learner>.<budget>``
+(`learning.study_design.summary`), and the converging runs' checkpoints.  Every
+float is rounded to the book's precision, so the record is the same bytes
+for any number of workers.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from oscc_core.learning import study_design as design
+from oscc_core.learning.loop import Schedule
+from oscc_core.reporting.results import clean
+from oscc_core.reporting.study_runner import run_tasks
+
+#: Grids the tuning starts from (extended at an edge, `learning.study_design.Grid`).
+LITERAL_GRID = design.Grid(eta=(2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0))
+CONVERGING_GRID = design.Grid(eta=(8.0, 16.0, 32.0, 64.0, 128.0), alpha=(0.0, 0.5, 2.0), kappa=(0.0, 0.01, 0.1))
+
+
+@dataclass(frozen=True)
+class LearningStudy:
+    """The design of a study (units: budgets in physical calls, thresholds in chips of exploitability)."""
+
+    game: str
+    budget: int                                   # the paper's matched budget per run
+    multiples: tuple                              # budgets of the summary: budget x each
+    seeds: tuple                                  # reporting seeds
+    dev_seeds: tuple                              # development seeds (disjoint from the reporting seeds)
+    thresholds: tuple                             # exploitability levels for calls-to-threshold
+    base: Schedule = field(default_factory=Schedule)   # N, E, clip, G, GAE: shared by every run
+    tune_multiples: tuple = (("literal", 1), ("converging", 10))
+    grids: tuple = (("literal", LITERAL_GRID), ("converging", CONVERGING_GRID))
+
+    def __post_init__(self):
+        if set(self.seeds) & set(self.dev_seeds):
+            raise ValueError(f"the reporting seeds and the development seeds must be disjoint; both hold "
+                             f"{sorted(set(self.seeds) & set(self.dev_seeds))}.")
+
+    def record(self) -> dict:
+        out = asdict(self)
+        out["base"] = self.base.as_dict()
+        out["grids"] = {name: asdict(g) for name, g in self.grids}
+        out["tune_multiples"] = dict(self.tune_multiples)
+        out["budgets"] = [self.budget * m for m in self.multiples]
+        out["recorded_budgets"] = list(design.curve_budgets(self.budget, self.multiples))
+        return out
+
+    def tune(self, store, workers: int = 2, scheduler: str | None = None, learners=design.LEARNERS) -> dict:
+        """{learner: {arm: tuning result}} on the development seeds."""
+        def run(tasks):
+            return run_tasks(tasks, store, workers, scheduler)["results"]
+        grids, mult = dict(self.grids), dict(self.tune_multiples)
+        return {learner: {arm: design.tune(run, self.game, learner, arm, self.base, grids[learner], self.dev_seeds,
+                                          self.budget * mult[learner]) for arm in design.ARMS}
+                for learner in learners}
+
+    def run(self, store, choices: dict | None = None, workers: int = 2, scheduler: str | None = None) -> dict:
+        """The study's record (module docstring).  Without `choices` ({learner: {arm: {eta, alpha, kappa}}}) the
+        study tunes first; with them it runs only the reporting seeds."""
+        tuning = None
+        if choices is None:
+            tuning = self.tune(store, workers, scheduler)
+            choices = {learner: {arm: {k: t[k] for k in ("eta", "alpha", "kappa")} for arm, t in arms.items()}
+                       for learner, arms in tuning.items()}
+        tasks = design.study_tasks(self.game, choices, self.base, self.seeds, self.budget, self.multiples)
+        done = run_tasks(tasks, store, workers, scheduler)
+        runs = design.runs_table(done["results"])
+        tables = {f"{r['task']['learner']}/{r['task']['arm']}/{r['task']['seed']}": r["table"]
+                  for r in done["results"] if r.get("table") is not None}
+        summary = design.summary(runs, [self.budget * m for m in self.multiples], self.thresholds)
+        body = {"design": self.record(), "tuning": tuning, "choices": choices, "runs": runs,
+                "summary": summary["by_budget"], "thresholds": summary["thresholds"]}
+        return {"study": clean(body), "tables": tables, "seconds": done["seconds"], "workers": done["workers"],
+                "ran": done["ran"], "stored": done["stored"]}
