@@ -78,6 +78,7 @@ benchmark: setup
 	$(PY) benchmarks/bench_collect.py
 	$(PY) benchmarks/bench_solver.py
 	$(PY) benchmarks/bench_learn.py
+	$(PY) benchmarks/bench_learn_quality.py
 
 clean:
 	rm -rf _build .pytest_cache

@@ -28,20 +28,24 @@ def _alone(game, arm, seed, schedule, budget):
 
 
 @pytest.mark.parametrize("arm", ["cp_grpo", "grpo", "ppo"])
-def test_each_budget_of_a_task_is_the_run_trained_with_that_budget_alone(arm):
-    budgets = (150, 700, 2000)
-    result = study.run_task(study.Task.make("kuhn", "converging", arm, 7, CONVERGING, budgets))
-    for b in budgets:
-        alone = _alone("kuhn", arm, 7, CONVERGING, b)
-        rec = result["budgets"][str(b)]
-        assert rec["physical_calls"] == alone.ledger.row(0)["physical_calls"] <= b
-        assert rec["exploitability_average"] == study.exploitability("kuhn", alone.average_tables()[0])
-        assert rec["never_updated"] == alone.coverage()[0]
+def test_each_budget_of_each_seed_of_a_task_is_the_run_trained_with_that_budget_alone(arm):
+    budgets, seeds = (150, 700, 2000), (7, 8, 9)
+    result = study.run_task(study.Task.make("kuhn", "converging", arm, seeds, CONVERGING, budgets))
+    for seed in seeds:
+        for b in budgets:
+            alone = _alone("kuhn", arm, seed, CONVERGING, b)
+            rec = result["runs"][str(seed)][str(b)]
+            assert rec["physical_calls"] == alone.ledger.row(0)["physical_calls"] <= b
+            assert rec["iterations"] == alone.ledger.row(0)["iterations"]
+            assert rec["exploitability_average"] == study.exploitability("kuhn", alone.average_tables()[0])
+            assert rec["never_updated"] == alone.coverage()[0]
 
 
 def test_a_kept_checkpoint_is_the_average_policy_at_the_largest_budget():
-    result = study.run_task(study.Task.make("kuhn", "converging", "cp_grpo", 3, CONVERGING, (100, 400), True))
-    assert np.array_equal(np.array(result["table"]), _alone("kuhn", "cp_grpo", 3, CONVERGING, 400).average_tables()[0])
+    result = study.run_task(study.Task.make("kuhn", "converging", "cp_grpo", (3, 4), CONVERGING, (100, 400), True))
+    for seed in (3, 4):
+        assert np.array_equal(np.array(result["tables"][str(seed)]),
+                              _alone("kuhn", "cp_grpo", seed, CONVERGING, 400).average_tables()[0])
 
 
 def test_calls_to_a_threshold_interpolate_in_log_calls_and_log_exploitability():
@@ -55,6 +59,7 @@ def test_the_literal_learner_runs_only_cp_grpo_and_independent_past_ten_times_th
     choices = {"literal": {a: {"eta": 4.0} for a in design.ARMS}, "converging": {"ppo": {"eta": 4.0}}}
     tasks = design.study_tasks("kuhn", choices, Schedule(), [1], 100, [1, 10, 100])
     top = {(t.learner, t.arm): max(t.budgets) for t in tasks}
+    assert all(t.seeds == (1,) for t in tasks)
     assert top[("literal", "cp_grpo")] == top[("literal", "independent")] == top[("converging", "ppo")] == 10_000
     assert top[("literal", "grpo")] == top[("literal", "ppo")] == 1_000
     assert dict(next(t for t in tasks if t.learner == "literal").schedule)["decision_law"] == "on_policy"
@@ -74,8 +79,8 @@ def test_tuning_keeps_extending_until_the_choice_is_inside():
         out = []
         for t in tasks:
             s = dict(t.schedule)
-            out.append({"task": t.record(), "budgets": {str(t.budgets[0]): {
-                "exploitability_average": abs(np.log2(s["learning_rate"]) - 4) + t.seed * 1e-3}}})
+            out.append({"task": t.record(), "runs": {str(seed): {str(t.budgets[0]): {
+                "exploitability_average": abs(np.log2(s["learning_rate"]) - 4) + seed * 1e-3}} for seed in t.seeds}})
         return out
     got = design.tune(run, "kuhn", "literal", "cp_grpo", Schedule(), design.Grid(eta=(2.0, 4.0)), (1, 2), 50)
     assert got["eta"] == 16.0 and got["extensions"] == 3 and not got["at_edge"]
@@ -83,7 +88,7 @@ def test_tuning_keeps_extending_until_the_choice_is_inside():
 
 
 TASKS = [study.Task.make("kuhn", "converging", a, s, CONVERGING, (200, 800)) for a in ("cp_grpo", "ppo")
-         for s in (1, 2, 3)]
+         for s in ((1, 2), (3,), (4, 5, 6))]
 
 
 def test_one_worker_and_two_workers_give_the_same_bytes(tmp_path):
@@ -114,7 +119,7 @@ def test_the_stored_runs_digest_covers_every_module_a_run_loads():
 
     code = ("import sys; from oscc_core.learning import study; from oscc_core.learning.loop import Schedule\n"
             "for arm in ('cp_grpo', 'grpo', 'ppo'):\n"
-            "    study.run_task(study.Task.make('leduc', 'x', arm, 1, Schedule(decision_points=8,"
+            "    study.run_task(study.Task.make('leduc', 'x', arm, (1, 2), Schedule(decision_points=8,"
             " decision_law='counterfactual', proximal_alpha=1.0), [100]))\n"
             "print('\\n'.join(m.__file__ for n, m in sys.modules.items() if n.startswith('oscc_core')"
             " and getattr(m, '__file__', None)))")
@@ -124,3 +129,13 @@ def test_the_stored_runs_digest_covers_every_module_a_run_loads():
         rel = Path(f).resolve().relative_to(root).as_posix()
         covered = "/" not in rel or any(rel == p or rel.startswith(p + "/") for p in RUN_SOURCES)
         assert covered, f"{rel} runs in a study task but is not in RUN_SOURCES"
+
+
+def test_the_runs_do_not_depend_on_how_the_seeds_are_grouped_into_tasks(tmp_path):
+    choices = {"converging": {"grpo": {"eta": 4.0, "alpha": 1.0, "kappa": 0.1}}}
+    tables = []
+    for size in (1, 3):
+        tasks = design.study_tasks("kuhn", choices, Schedule(decision_points=16), (5, 6, 7), 100, [1, 3],
+                                   runs_per_task=size)
+        tables.append(design.runs_table(run_tasks(tasks, tmp_path / str(size), workers=1)["results"]))
+    assert canonical_json(tables[0]) == canonical_json(tables[1])

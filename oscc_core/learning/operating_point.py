@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 from oscc_core.digest import digest
 from oscc_core.learning.arms import ARM_NAMES, LEARNER_ARMS
-from oscc_core.learning.loop import Schedule
+from oscc_core.learning.loop import RunSpec, Schedule
 
 #: Parameter names of the solver and transfer notebooks that enter the operating point (same defaults in both).
 FIELDS = ("decision_points", "epochs", "epsilon", "group_size", "budget", "gae_lambda", "value_rate", "eta_grid",
@@ -27,17 +27,26 @@ class OperatingPoint:
     """The frozen operating point (units: eta in logits per unit gradient, budget in physical calls)."""
 
     source_game: str
-    schedule: Schedule                 # learning_rate is the chosen eta
+    schedule: Schedule                 # every shared hyperparameter (its learning_rate: CP-GRPO's eta)
     step_size_rule: tuple              # (("grid", ...), ("dev_seeds", ...), ("given", eta or 0))
     arms: tuple                        # each arm's construction, in ARM_NAMES order
     evaluation: tuple                  # (("opponent", ...), ("checkpoint", ...), ...)
     solver: tuple                      # (("name", "CFR+"), ("reference_iterations", n))
+    step_sizes: tuple = ()             # ((arm, eta), ...): each learned arm's eta, chosen per arm
+
+    def eta(self, arm: str) -> float:
+        """The arm's step size (the schedule's for an arm without its own, e.g. the uniform policy)."""
+        return dict(self.step_sizes).get(arm, self.schedule.learning_rate)
+
+    def runs(self, arms, seeds) -> list[RunSpec]:
+        """Every (arm, seed) run at the arm's step size, arms outermost."""
+        return [RunSpec(arm, int(seed), self.eta(arm)) for arm in arms for seed in seeds]
 
     def record(self) -> dict:
         """The canonical JSON-ready record the digest is taken of."""
         return {"source_game": self.source_game, "schedule": asdict(self.schedule),
-                "step_size_rule": dict(self.step_size_rule), "arms": [dict(a) for a in self.arms],
-                "evaluation": dict(self.evaluation), "solver": dict(self.solver)}
+                "step_size_rule": dict(self.step_size_rule), "step_sizes": dict(self.step_sizes),
+                "arms": [dict(a) for a in self.arms], "evaluation": dict(self.evaluation), "solver": dict(self.solver)}
 
     @property
     def digest(self) -> str:
@@ -52,14 +61,17 @@ def budget_schedule(p, eta: float) -> Schedule:
                     value_rate=p.value_rate)
 
 
-def operating_point(p, eta: float, source_game: str = "leduc") -> OperatingPoint:
-    """The operating point of a notebook's checked parameters `p` (attributes named in FIELDS) at step size eta."""
-    schedule = budget_schedule(p, eta)
+def operating_point(p, eta, source_game: str = "leduc") -> OperatingPoint:
+    """The operating point of a notebook's checked parameters `p` (attributes named in FIELDS) at step size `eta`:
+    one number for every arm, or {arm: eta}, each learned arm's own (the schedule then carries CP-GRPO's)."""
+    etas = {arm: float(e) for arm, e in eta.items()} if isinstance(eta, dict) else {}
+    schedule = budget_schedule(p, etas.get("cp_grpo", eta) if etas else eta)
     arms = tuple(tuple(sorted(asdict(LEARNER_ARMS[name]).items())) for name in ARM_NAMES)
     return OperatingPoint(
         source_game, schedule,
         (("grid", tuple(p.eta_grid)), ("dev_seeds", tuple(p.dev_seeds)), ("given", float(p.learning_rate)),
-         ("criterion", "minimum mean exploitability of the learned arms' average policies at the budget")),
+         ("criterion", "per arm (or, with one eta, over the learned arms): minimum mean exploitability of the "
+                       "average policies on the development seeds at the budget, the grid extended at an edge")),
         arms,
         (("opponent", p.opponent), ("checkpoint", "average policy at T, last iterate beside it"),
          ("evaluation", "exact, whole game and per ordered rank pair"), ("contrast_root", p.contrast_root),

@@ -1,20 +1,25 @@
-"""A learning study: independent (learner, arm, seed) runs, each recorded at budgets of physical calls.
+"""A learning study's unit of work: the runs of one learner and arm on a few seeds, recorded at budgets.
 
-A `Task` is one run: its game, learner name, arm, seed, full schedule
-(step size and the converging options included) and the budgets at which it
-is recorded.  `run_task` trains it once, up to its largest budget, and
-records at every budget b exactly what a run with budget b would end with:
-before each iteration the state is kept (`Learners.snapshot`); when the run
-reaches b, the record is taken and, if a larger budget follows, the last
-iteration is undone and taken again under the next budget, so the run's
-later iterations are those of a run that never had budget b.
+A `Task` is the runs of one arm on some seeds: their game, learner name,
+arm, seeds, full schedule (step size and the converging options included)
+and the budgets at which they are recorded.  `run_task` trains the runs
+together in one batch (a run's numbers never depend on its batch: tested),
+each up to the largest budget, and records at every budget b exactly what
+a run with budget b alone would end with: before each iteration the state
+is kept (`Learners.snapshot`); once every run has reached b, the records
+are taken and, if a larger budget follows, each run's last iteration is
+undone (the one b cut short) and taken again under the next budget, so its
+later iterations are those of a run that never had budget b.  Each run
+keeps its own iteration counter, hence its own group ids (t N + k), as it
+would alone.
 
-A record per budget holds the exact exploitability (NashConv / 2, chips) of
-the average policy (the checkpoint) and of the last iterate, the share of
-information states never updated, the iterations and the run's ledger
-(physical calls, transitions, decisions).  A task is a pure function of its
-fields: the random streams are counter-based, so tasks may run in any order
-on any number of workers (`reporting.study_runner`) and give the same bytes.
+A record per run and budget holds the exact exploitability (NashConv / 2,
+chips) of the average policy (the checkpoint) and of the last iterate, the
+share of information states never updated, and the run's ledger (physical
+calls, transitions, decisions, groups, iterations).  A task is a pure
+function of its fields: the random streams are counter-based, so tasks may
+run in any order on any number of workers (`reporting.study_runner`) and
+give the same bytes.
 """
 from __future__ import annotations
 
@@ -36,37 +41,36 @@ LEDGER_FIELDS = ("physical_calls", "transitions", "decisions", "groups", "iterat
 
 @dataclass(frozen=True)
 class Task:
-    """One run of a study (units: budgets in physical calls)."""
+    """The runs of one learner and arm on `seeds` (units: budgets in physical calls)."""
 
     game: str
     learner: str
     arm: str
-    seed: int
+    seeds: tuple
     schedule: tuple            # sorted (field, value) pairs of a `Schedule` (its budget is ignored)
-    budgets: tuple             # ascending physical-call budgets at which the run is recorded
-    keep_table: bool = False   # keep the average policy at the largest budget (a checkpoint)
+    budgets: tuple             # ascending physical-call budgets at which the runs are recorded
+    keep_table: bool = False   # keep each run's average policy at the largest budget (a checkpoint)
 
     @classmethod
-    def make(cls, game: str, learner: str, arm: str, seed: int, schedule: Schedule, budgets, keep_table=False):
+    def make(cls, game: str, learner: str, arm: str, seeds, schedule: Schedule, budgets, keep_table=False):
         budgets = tuple(sorted(int(b) for b in budgets))
         if not budgets or budgets[0] < 1:
             raise ValueError(f"budgets must be positive numbers of physical calls, got {budgets!r}.")
+        seeds = (int(seeds),) if isinstance(seeds, (int, np.integer)) else tuple(int(s) for s in seeds)
+        if not seeds or len(set(seeds)) != len(seeds):
+            raise ValueError(f"a task needs distinct seeds, got {seeds!r}.")
         fields = tuple(sorted(replace(schedule, budget=None, iterations=UNBOUNDED).as_dict().items()))
-        return cls(game, learner, arm, int(seed), fields, budgets, bool(keep_table))
-
-    @property
-    def key(self) -> str:
-        return f"{self.learner}/{self.arm}/{self.seed}"
+        return cls(game, learner, arm, seeds, fields, budgets, bool(keep_table))
 
     def record(self) -> dict:
         """The task's fields as JSON."""
         out = asdict(self)
         out["schedule"] = dict(self.schedule)
-        out["budgets"] = list(self.budgets)
+        out["budgets"], out["seeds"] = list(self.budgets), list(self.seeds)
         return out
 
     def digest(self, source: str) -> str:
-        """SHA-256 of the task's fields and the library's source digest: the name its result is stored under."""
+        """SHA-256 of the task's fields and the source digest: the name its result is stored under."""
         return digest({"task": self.record(), "source": source})
 
 
@@ -75,37 +79,52 @@ def exploitability(game: str, table: np.ndarray) -> float:
     return nash_conv_table(sequence_form(game), table) / 2
 
 
-def _mark(learners: Learners, game: str) -> dict:
-    row = learners.ledger.row(0)
-    return {"exploitability_average": exploitability(game, learners.average_tables()[0]),
-            "exploitability_last": exploitability(game, learners.last_tables()[0]),
-            "never_updated": float(learners.coverage()[0]),
+def _mark(learners: Learners, game: str, r: int, average: np.ndarray, last: np.ndarray, never: np.ndarray) -> dict:
+    row = learners.ledger.row(r)
+    return {"exploitability_average": exploitability(game, average[r]),
+            "exploitability_last": exploitability(game, last[r]), "never_updated": float(never[r]),
             **{f: int(row[f]) for f in LEDGER_FIELDS}}
 
 
+def _restore_run(learners: Learners, snap: dict, r: int) -> None:
+    """Put run r (only) back to its state in `snap` (tensors written in place: the fused path holds views)."""
+    for name in ("logits", "values", "magnet", "spent"):
+        getattr(learners, name)[r] = snap[name][r]
+    learners.cumulative[r] = snap["cumulative"][r]
+    for f, c in learners.ledger.counts.items():
+        c[r] = snap["ledger"][f][r]
+
+
 def run_task(task: Task) -> dict:
-    """Train the task's run up to its largest budget; {"task", "budgets": {budget: record}, "table"?}.
+    """Train the task's runs up to the largest budget: {"task", "runs": {seed: {budget: record}}, "tables"?}.
 
     Each budget's record is that of a run trained with that budget alone (module docstring); with
-    `keep_table`, the average policy at the largest budget as a nested list [n_info][A].
+    `keep_table`, "tables" holds each run's average policy at the largest budget as a nested list [n_info][A].
     """
     torch.set_num_threads(1)                      # one core per task: workers run tasks side by side
     base = Schedule(**dict(task.schedule))
-    learners = Learners(task.game, [RunSpec(task.arm, task.seed)], replace(base, budget=task.budgets[0]))
-    marks, out = list(task.budgets), {}
-    while marks:
-        budget = marks[0]
+    learners = Learners(task.game, [RunSpec(task.arm, s) for s in task.seeds], replace(base, budget=task.budgets[0]))
+    n, runs = base.decision_points, len(task.seeds)
+    iterations = np.zeros(runs, dtype=np.int64)          # each run's own iteration counter
+    out: dict = {str(s): {} for s in task.seeds}
+    for k, budget in enumerate(task.budgets):
         learners.schedule = replace(base, budget=budget)
-        learners.spent[:] = False
-        snap = None
+        cut = [None] * runs                               # each run's state before the iteration b cut short
         while bool(learners.active().any()):
-            snap = learners.snapshot()
-            learners.step()
-        out[budget] = _mark(learners, task.game)
-        marks.pop(0)
-        if marks and snap is not None:
-            learners.restore(snap)                # undo the iteration the budget cut short
-    result = {"task": task.record(), "budgets": {str(b): out[b] for b in task.budgets}}
+            snap, before, was = learners.snapshot(), iterations.copy(), learners.active().numpy().copy()
+            learners.step(group_base=torch.as_tensor(iterations * n))
+            iterations[was] += 1
+            for r in np.flatnonzero(was & learners.spent.numpy()):
+                cut[r] = (snap, before[r])
+        average, last, never = learners.average_tables(), learners.last_tables(), learners.coverage()
+        for r, seed in enumerate(task.seeds):
+            out[str(seed)][str(budget)] = _mark(learners, task.game, r, average, last, never)
+        if k + 1 < len(task.budgets):
+            for r in range(runs):
+                if cut[r] is not None:
+                    _restore_run(learners, cut[r][0], r)
+                    iterations[r] = cut[r][1]
+    result = {"task": task.record(), "runs": out}
     if task.keep_table:
-        result["table"] = learners.average_tables()[0].tolist()
+        result["tables"] = {str(s): t.tolist() for s, t in zip(task.seeds, learners.average_tables())}
     return result

@@ -48,19 +48,26 @@ def learner_schedule(learner: str, base: Schedule, eta: float, alpha: float = 0.
     raise ValueError(f"learner must be one of {', '.join(LEARNERS)}, got {learner!r}.")
 
 
+def chunks(seeds, size: int) -> list[tuple]:
+    """`seeds` in consecutive groups of at most `size` (a task trains one group in one batch)."""
+    seeds = tuple(seeds)
+    return [seeds[i:i + size] for i in range(0, len(seeds), size)]
+
+
 def study_tasks(game: str, choices: dict, base: Schedule, seeds, budget: int, multiples,
-                keep_tables: bool = True) -> list[Task]:
+                keep_tables: bool = True, runs_per_task: int = 10) -> list[Task]:
     """Every run of a study: each learner of `choices` ({learner: {arm: {"eta", "alpha", "kappa"}}}), each arm,
-    each seed, recorded at `curve_budgets(budget, multiples)`; the literal learner's grpo and ppo stop at
-    `LITERAL_FULL_UP_TO` x budget.  The converging runs keep their checkpoint at the largest budget."""
+    each seed (`runs_per_task` seeds to a task), recorded at `curve_budgets(budget, multiples)`; the literal
+    learner's grpo and ppo stop at `LITERAL_FULL_UP_TO` x budget.  The converging runs keep their checkpoint at
+    the largest budget."""
     out = []
     for learner, arms in choices.items():
         for arm, c in arms.items():
             cap = multiples if learner == CONVERGING or arm in LITERAL_LONG_ARMS else \
                 [m for m in multiples if m <= LITERAL_FULL_UP_TO]
             schedule = learner_schedule(learner, base, c["eta"], c.get("alpha", 0.0), c.get("kappa", 0.0))
-            for seed in seeds:
-                out.append(Task.make(game, learner, arm, seed, schedule, curve_budgets(budget, cap),
+            for group in chunks(seeds, runs_per_task):
+                out.append(Task.make(game, learner, arm, group, schedule, curve_budgets(budget, cap),
                                      keep_table=keep_tables and learner == CONVERGING))
     return out
 
@@ -98,9 +105,9 @@ class Grid:
 
 def tuning_tasks(game: str, learner: str, arm: str, base: Schedule, grid: Grid, dev_seeds, budget: int
                  ) -> list[Task]:
-    """One task per (choice, development seed), recorded at `budget` only."""
-    return [Task.make(game, f"tune-{learner}", arm, seed, learner_schedule(learner, base, e, a, k), [budget])
-            for e, a, k in grid.combos() for seed in dev_seeds]
+    """One task per choice (its development seeds in one batch), recorded at `budget` only."""
+    return [Task.make(game, f"tune-{learner}", arm, dev_seeds, learner_schedule(learner, base, e, a, k), [budget])
+            for e, a, k in grid.combos()]
 
 
 def scores(results: list[dict], budget: int) -> dict[tuple, float]:
@@ -108,8 +115,8 @@ def scores(results: list[dict], budget: int) -> dict[tuple, float]:
     out: dict[tuple, list] = {}
     for r in results:
         s = r["task"]["schedule"]
-        out.setdefault((s["learning_rate"], s["proximal_alpha"], s["proximal_kappa"]), []).append(
-            r["budgets"][str(budget)]["exploitability_average"])
+        out.setdefault((s["learning_rate"], s["proximal_alpha"], s["proximal_kappa"]), []).extend(
+            rec[str(budget)]["exploitability_average"] for rec in r["runs"].values())
     return {k: float(np.mean(v)) for k, v in out.items()}
 
 
@@ -145,7 +152,7 @@ def runs_table(results: list[dict]) -> dict:
     out: dict = {}
     for r in results:
         t = r["task"]
-        out.setdefault(t["learner"], {}).setdefault(t["arm"], {})[str(t["seed"])] = r["budgets"]
+        out.setdefault(t["learner"], {}).setdefault(t["arm"], {}).update(r["runs"])
     return out
 
 

@@ -38,6 +38,7 @@ class LearningStudy:
     thresholds: tuple                             # exploitability levels for calls-to-threshold
     base: Schedule = field(default_factory=Schedule)   # N, E, clip, G, GAE: shared by every run
     tune_multiples: tuple = (("literal", 1), ("converging", 10))
+    runs_per_task: int = 10                       # seeds a task trains in one batch (numbers never depend on it)
     grids: tuple = (("literal", LITERAL_GRID), ("converging", CONVERGING_GRID))
 
     def __post_init__(self):
@@ -71,11 +72,12 @@ class LearningStudy:
             tuning = self.tune(store, workers, scheduler)
             choices = {learner: {arm: {k: t[k] for k in ("eta", "alpha", "kappa")} for arm, t in arms.items()}
                        for learner, arms in tuning.items()}
-        tasks = design.study_tasks(self.game, choices, self.base, self.seeds, self.budget, self.multiples)
+        tasks = design.study_tasks(self.game, choices, self.base, self.seeds, self.budget, self.multiples,
+                                   runs_per_task=self.runs_per_task)
         done = run_tasks(tasks, store, workers, scheduler)
         runs = design.runs_table(done["results"])
-        tables = {f"{r['task']['learner']}/{r['task']['arm']}/{r['task']['seed']}": r["table"]
-                  for r in done["results"] if r.get("table") is not None}
+        tables = {f"{r['task']['learner']}/{r['task']['arm']}/{seed}": table
+                  for r in done["results"] for seed, table in (r.get("tables") or {}).items()}
         summary = design.summary(runs, [self.budget * m for m in self.multiples], self.thresholds)
         body = {"design": self.record(), "tuning": tuning, "choices": choices, "runs": runs,
                 "summary": summary["by_budget"], "thresholds": summary["thresholds"]}

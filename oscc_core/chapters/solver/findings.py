@@ -53,9 +53,29 @@ def _number(x) -> str:
     return claims.format_value(x) if not isinstance(x, float) else f"{x:.4g}"
 
 
-def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int) -> Findings:
-    """The box and landing bullets from the calibration results, the screen's records, the diagnostic rows and
-    every comparison row of the chapter (`rows`)."""
+def _study_sentences(study: dict) -> tuple[str, str]:
+    """(what the study shows of the literal learner at the paper's budget, what the converging learner reaches)."""
+    d = study["design"]
+    lit = study["summary"]["literal"][str(d["budget"])]
+    diff = lit["differences"]["independent - cp_grpo"]
+    top = max(int(b) for b in d["budgets"])
+    conv = study["summary"]["converging"][str(top)]["arms"]
+    to = study["thresholds"]["converging"]["cp_grpo"][repr(float(d["thresholds"][0]))]
+    literal = (f"over {len(d['seeds'])} seeds at that budget, independent minus CP-GRPO is {diff['mean']:+.3f} "
+               f"chips, 95% interval [{diff['low']:.3f}, {diff['high']:.3f}] (CP-GRPO lower on {diff['cp_grpo_lower']} "
+               f"of {diff['n']} seeds)")
+    reach = ("never within the study" if to["geometric_mean"] is None else
+             f"after about {to['geometric_mean']:,.0f} physical calls ({to['reached']} of {to['seeds']} seeds)")
+    converging = (f"with our converging learner (counterfactual decision points and a proximal pull, not the "
+                  f"paper's) CP-GRPO's average policy falls to {d['thresholds'][0]:g} chips {reach} and to "
+                  f"{conv['cp_grpo']['exploitability_average']['mean']:.3f} at {top:,} calls")
+    return literal, converging
+
+
+def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int, study: dict | None = None
+             ) -> Findings:
+    """The box and landing bullets from the calibration results, the screen's records, the diagnostic rows,
+    every comparison row of the chapter (`rows`) and the learning study (`study`, when there is one)."""
     exploit = [summary.values(records, arm, "exploitability").mean() for arm in LEARNED_ARMS]
     paper = claims.claim(LEARNED_CLAIM)
     mean = next(r for r in diagnostic if r.claim_id == DIAGNOSTIC_CLAIM)
@@ -72,6 +92,10 @@ def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int
                 f"paper's {_number(paper)} for CP-GRPO; the three-seed diagnostic is {mean.verdict}: independent "
                 f"minus paired is {mean.ours:+.3f} chips, 95% interval [{mean.interval[0]:.2f}, "
                 f"{mean.interval[1]:.2f}], against the paper's {_number(mean.paper)}.")
+    if study is not None:
+        literal, converging = _study_sentences(study)
+        holds = holds[:-1] + f"; {converging}."
+        does_not = does_not[:-1] + f"; {literal}."
     names = "; ".join(f"{r.quantity.split(' (')[0]} = {_number(r.paper)} (ours {_number(float(r.ours))})"
                       for r in every) or "none"
     impossible = (f"Impossible under the rules under every reading: {names}. {len(some)} more paper numbers "
@@ -81,9 +105,11 @@ def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int
     landing = (f"Learners: at the matched budget our average policies are {min(exploit):.2f} to {max(exploit):.2f} "
                f"chips exploitable against the paper's {_number(paper)}; exact CFR+ reaches the paper's calibration "
                f"values {_first_reach(cal, 'leduc')} (Leduc), not at the budgets the paper names.",
-               f"{len(resolved)} of {len(orderings(records))} orderings the paper states (CP-GRPO best, the uniform "
-               f"policy worst) are resolved at 95% on paired per-seed differences; the three-seed diagnostic's "
-               f"sign is {mean.verdict} ({mean.ours:+.3f} chips against the paper's {_number(mean.paper)}).",
+               (f"The paper's learning question with power: {_study_sentences(study)[0]}; "
+                f"{_study_sentences(study)[1]}." if study is not None else
+                f"{len(resolved)} of {len(orderings(records))} orderings the paper states (CP-GRPO best, the uniform "
+                f"policy worst) are resolved at 95% on paired per-seed differences; the three-seed diagnostic's "
+                f"sign is {mean.verdict} ({mean.ours:+.3f} chips against the paper's {_number(mean.paper)})."),
                f"Impossible under every reading: {names}; {len(some)} more numbers are impossible only as "
                f"whole-game self-play values ({_first_allowed(some)}).")
     return Findings(box=(holds, does_not, impossible), landing=landing)

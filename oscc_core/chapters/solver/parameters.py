@@ -21,7 +21,8 @@ NAMES = ("diagnostic_seeds", "policy_seeds", "dev_seeds", "sensitivity_seeds", "
          "epochs", "epsilon", "group_size", "learning_rate", "eta_grid", "budget", "gae_lambda", "value_rate",
          "update_replicates", "contrast_root", "contrast_groups", "scale_iterations", "scale_seeds",
          "scale_decay", "kuhn_cfr_iterations", "leduc_cfr_iterations", "calibration_labels", "frozen_comparisons",
-         "frozen_epsilon", "frozen_z", "opponent", "device", "output_dir")
+         "frozen_epsilon", "frozen_z", "opponent", "study_seeds", "study_multiples", "study_file", "study_store",
+         "workers", "scheduler", "device", "output_dir")
 SEED_LIST_MAX = 64
 #: Upper estimate of one replicate run's memory in the update-variance pass (logits, plans, lanes).
 REPLICATE_BYTES = 1 << 20
@@ -60,6 +61,12 @@ class Parameters:
     frozen_epsilon: float
     frozen_z: float
     opponent: str
+    study_seeds: list
+    study_multiples: list
+    study_file: str                 # "": run the whole study; else the committed study to show (a path)
+    study_store: str                # directory of finished runs ("": a fresh temporary one)
+    workers: int
+    scheduler: str
     device: str
     torch_device: object
     out_dir: Path
@@ -79,10 +86,18 @@ class Parameters:
                         learning_rate=learning_rate, group_size=self.group_size, gae_lambda=self.gae_lambda,
                         value_rate=self.value_rate)
 
+    def base_schedule(self) -> Schedule:
+        """The hyperparameters every learner run shares (N, E, clip, G, GAE, value rate); eta and the decision law
+        are the learner's and the arm's (`learning.study_design.learner_schedule`)."""
+        return Schedule(decision_points=self.decision_points, epochs=self.epochs, epsilon=self.epsilon,
+                        group_size=self.group_size, gae_lambda=self.gae_lambda, value_rate=self.value_rate)
+
     @property
     def record(self) -> dict:
-        """The parameters as the results file's manifest records them."""
-        keys = [n for n in NAMES if n not in ("device", "output_dir")] + ["game"]
+        """The parameters as the results file's manifest records them (no paths, no cluster address: they are
+        not portable and do not change a number)."""
+        keys = [n for n in NAMES if n not in ("device", "output_dir", "study_store", "workers", "scheduler",
+                                              "study_file")] + ["game"]
         return {k: getattr(self, k) for k in keys}
 
 
@@ -100,6 +115,30 @@ def _floats(name: str, value, low: float, high: float) -> list:
     if len(set(out)) != len(out):
         raise params.ParameterError(f"{name} must not repeat a value, got {value!r}.")
     return out
+
+
+def _check_study(v: dict) -> None:
+    """The learning study's parameters, in place in `v`."""
+    v["study_seeds"] = _seeds("study_seeds", v["study_seeds"], minimum=2)
+    if set(v["study_seeds"]) & set(v["dev_seeds"]):
+        raise params.ParameterError(f"study_seeds must be disjoint from dev_seeds (the study's step sizes are "
+                                    f"chosen on them), but {sorted(set(v['study_seeds']) & set(v['dev_seeds']))} "
+                                    f"appear in both.")
+    multiples = params.check_ints("study_multiples", v["study_multiples"], 1, MAX_BUDGET // v["budget"])
+    if 1 not in multiples or len(set(multiples)) != len(multiples):
+        raise params.ParameterError(f"study_multiples must list distinct multiples of the budget, 1 (the paper's "
+                                    f"budget) among them, got {v['study_multiples']!r}.")
+    v["study_multiples"] = sorted(multiples)
+    for name in ("study_file", "study_store", "scheduler"):
+        if not isinstance(v[name], str):
+            raise params.ParameterError(f"{name} must be a string ('' for none), got {v[name]!r}.")
+    if v["study_file"] and not Path(v["study_file"]).is_file():
+        raise params.ParameterError(f"study_file must be a study results file or '' (run the whole study), but "
+                                    f"{v['study_file']!r} is not a file.")
+    if v["scheduler"] and not v["scheduler"].startswith(("tcp://", "tls://", "inproc://", "ucx://")):
+        raise params.ParameterError(f"scheduler must be '' (a local cluster) or a Dask scheduler address such as "
+                                    f"'tcp://host:8786', got {v['scheduler']!r}.")
+    v["workers"] = params.check_int("workers", v["workers"], 1, 64)
 
 
 def validate(mapping: Mapping) -> Parameters:
@@ -140,6 +179,7 @@ def validate(mapping: Mapping) -> Parameters:
     v["frozen_epsilon"] = params.check_float("frozen_epsilon", v["frozen_epsilon"], 0.0, 1.0, open_low=True)
     v["frozen_z"] = params.check_float("frozen_z", v["frozen_z"], 0.0, 10.0)
     v["opponent"] = params.check_choice("opponent", v["opponent"], ("uniform",))
+    _check_study(v)
     params.check_memory("update_replicates x policy_seeds", v["update_replicates"] * len(v["policy_seeds"]),
                         REPLICATE_BYTES, unit="replicate run")
     torch_device = params.check_device("device", v["device"])

@@ -42,8 +42,20 @@ def calibration_table(cal: dict):
 
 
 def eta_table(choice: dict):
-    """Mean exploitability (chips) of each learned arm's average policy on the dev seeds, per eta."""
-    return _frame(choice["grid"], "eta")
+    """Per eta (rows) and learned arm (columns): the mean exploitability (chips) of the arm's average policy on
+    the development seeds; each arm's chosen eta is marked with a star, a grid value the arm did not try
+    (the grid is extended only at the edge an arm's choice sits on) is blank."""
+    import pandas as pd
+
+    table: dict = {}
+    for arm, t in choice["tuning"].items():
+        for g in t["grid"]:
+            star = " *" if g["eta"] == choice["etas"][arm] else ""
+            table.setdefault(g["eta"], {})[arm] = f"{g['score']:.4f}{star}"
+    frame = pd.DataFrame.from_dict(dict(sorted(table.items())), orient="index").fillna("")
+    frame.index = [f"{e:g}" for e in frame.index]
+    frame.index.name = "eta"
+    return frame
 
 
 def diagnostic_table(batch, seeds):

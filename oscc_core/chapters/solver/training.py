@@ -1,12 +1,15 @@
-"""The chapter's training runs: eta on development seeds, the diagnostic, the sensitivity panel, the policy
-screen and the scale curve.  Each is one batch of learner runs (`learning.runs.train`: all its runs advance
-together); exploitabilities are exact (chips).
+"""The chapter's training runs: eta per arm on development seeds, the diagnostic, the sensitivity panel, the
+policy screen and the scale curve.  Each is one batch of learner runs (`learning.runs.train`: all its runs
+advance together, each at its arm's step size); exploitabilities are exact (chips).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from oscc_core.learning.runs import LEARNED_ARMS, Batch, choose_step_size, exploitabilities, runs_of, train
+from oscc_core.learning import study_design as design
+from oscc_core.learning.loop import RunSpec
+from oscc_core.learning.runs import LEARNED_ARMS, Batch, exploitabilities, runs_of, train
+from oscc_core.reporting.study_runner import run_tasks
 
 DIAGNOSTIC_ARMS = ("cp_grpo", "independent")
 POLICY_ARMS = LEARNED_ARMS + ("uniform",)
@@ -14,17 +17,33 @@ SCALE_POINTS = 24             # iterations of the scale curve, log-spaced
 __all__ = ["LEARNED_ARMS", "Batch", "exploitabilities", "train"]
 
 
-def choose_eta(p, progress: bool = False) -> dict:
-    """eta by `learning.runs.choose_step_size` on `p.dev_seeds` at the matched budget (never the reporting
-    seeds, never a paper number); `p.learning_rate > 0` overrides it."""
-    return choose_step_size(p.game, p.eta_grid, p.dev_seeds, p.schedule(p.eta_grid[0], budget=p.budget),
-                            p.torch_device, given=p.learning_rate, progress=progress)
+def choose_etas(p, store) -> dict:
+    """eta per learned arm, the literal learner's (`learning.study_design.tune`): the grid value of `p.eta_grid`
+    with the lowest mean exploitability of the arm's average policy on `p.dev_seeds` at the matched budget, the
+    grid extended while the choice sits at its edge (never the reporting seeds, never a paper number).  The runs
+    are tasks on Dask (`p.workers`, `p.scheduler`), kept in `store`.  `p.learning_rate > 0` overrides every
+    arm's choice.  Returns {"etas": {arm: eta}, "tuning": {arm: the tuning record}, "given": bool}."""
+    def run(tasks):
+        return run_tasks(tasks, store, p.workers, p.scheduler or None)["results"]
+
+    grid = design.Grid(eta=tuple(p.eta_grid))
+    tuning = {arm: design.tune(run, p.game, design.LITERAL, arm, p.base_schedule(), grid, p.dev_seeds, p.budget)
+              for arm in LEARNED_ARMS}
+    given = p.learning_rate > 0
+    etas = {arm: (p.learning_rate if given else t["eta"]) for arm, t in tuning.items()}
+    return {"etas": etas, "tuning": tuning, "given": given}
 
 
-def diagnostic(p, eta: float, progress: bool = False) -> Batch:
+def runs_at(arms, seeds, etas: dict) -> list[RunSpec]:
+    """Every (arm, seed) run at its arm's step size (the uniform policy takes any: it never updates)."""
+    first = next(iter(etas.values()))
+    return [RunSpec(arm, int(seed), etas.get(arm, first)) for arm in arms for seed in seeds]
+
+
+def diagnostic(p, etas: dict, progress: bool = False) -> Batch:
     """The three-seed bounded diagnostic: paired (cp_grpo) and independent, T = p.iterations, every iteration."""
-    return train(p.game, runs_of(DIAGNOSTIC_ARMS, p.diagnostic_seeds), p.schedule(eta), p.torch_device,
-                 curve_at=range(1, p.iterations + 1), progress=progress)
+    return train(p.game, runs_at(DIAGNOSTIC_ARMS, p.diagnostic_seeds, etas), p.schedule(etas["cp_grpo"]),
+                 p.torch_device, curve_at=range(1, p.iterations + 1), progress=progress)
 
 
 def sensitivity(p, progress: bool = False) -> list[dict]:
@@ -39,10 +58,10 @@ def sensitivity(p, progress: bool = False) -> list[dict]:
     return out
 
 
-def policy_screen(p, eta: float, progress: bool = False) -> Batch:
-    """Every arm on the policy seeds, each run until it has spent `p.budget` physical calls."""
-    return train(p.game, runs_of(POLICY_ARMS, p.policy_seeds), p.schedule(eta, budget=p.budget), p.torch_device,
-                 progress=progress)
+def policy_screen(p, etas: dict, progress: bool = False) -> Batch:
+    """Every arm on the policy seeds at its step size, each run until it has spent `p.budget` physical calls."""
+    return train(p.game, runs_at(POLICY_ARMS, p.policy_seeds, etas), p.schedule(etas["cp_grpo"], budget=p.budget),
+                 p.torch_device, progress=progress)
 
 
 def scale_points(iterations: int) -> list[int]:
@@ -51,7 +70,8 @@ def scale_points(iterations: int) -> list[int]:
     return [int(t) for t in grid]
 
 
-def scale_curve(p, eta: float, progress: bool = False) -> Batch:
+def scale_curve(p, etas: dict, progress: bool = False) -> Batch:
     """cp_grpo and independent on the scale seeds for `p.scale_iterations` iterations (optionally decaying eta)."""
-    return train(p.game, runs_of(DIAGNOSTIC_ARMS, p.scale_seeds), p.schedule(eta, iterations=p.scale_iterations),
-                 p.torch_device, curve_at=scale_points(p.scale_iterations), decay=p.scale_decay, progress=progress)
+    return train(p.game, runs_at(DIAGNOSTIC_ARMS, p.scale_seeds, etas),
+                 p.schedule(etas["cp_grpo"], iterations=p.scale_iterations), p.torch_device,
+                 curve_at=scale_points(p.scale_iterations), decay=p.scale_decay, progress=progress)

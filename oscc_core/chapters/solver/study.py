@@ -1,0 +1,106 @@
+"""The learning study of the chapter: both learners, every learned arm, many seeds, budgets up to 160 x the
+paper's, exploitability (chips) against physical calls.
+
+Two ways to run it (`run`):
+
+* with `study_file` (the default): the committed study is shown, and a small
+  live study (the parameters' seeds and multiples, the committed study's
+  step sizes) is rerun on Dask and checked against it run by run: every
+  shared (learner, arm, seed, budget) record must be the same number;
+* with `study_file = ""`: the whole study is run (tuning on the development
+  seeds included) and written to `05_solver_study.json`, with the
+  converging runs' checkpoints at the largest budget in
+  `05_solver_study_checkpoints.json.gz` (OpenSpiel-keyed, "<learner>/<arm>/
+  <seed>"), each recomputed by pyspiel.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from oscc_core.learning import study_design as design
+from oscc_core.learning.checkpoints import openspiel_check, save_checkpoints
+from oscc_core.reporting import claims
+from oscc_core.reporting.learning_study import CONVERGING_GRID, LearningStudy
+from oscc_core.reporting.results import clean
+
+STUDY_STEM, CHECKPOINTS_FILE = "05_solver_study", "05_solver_study_checkpoints.json.gz"
+#: The paper's exploitability of each arm's average policy at its matched budget (tab:measured-grpo-ppo).
+PAPER_EXPLOITABILITY = {arm: f"grpo_ppo.{label}.exploitability" for arm, label in
+                        (("cp_grpo", "cp_grpo_paired"), ("independent", "independent"), ("grpo", "standard_grpo"),
+                         ("ppo", "standard_ppo"))}
+#: Round thresholds of exploitability (chips) the calls-to-threshold table asks about, beside the paper's value
+#: for CP-GRPO (`thresholds`).
+ROUND_THRESHOLDS = (0.2, 0.17)
+
+
+def thresholds() -> tuple[float, ...]:
+    """0.2 and 0.17 chips, and the paper's exploitability of CP-GRPO."""
+    return ROUND_THRESHOLDS + (float(claims.claim(PAPER_EXPLOITABILITY["cp_grpo"])),)
+
+
+def design_of(p, seeds=None, multiples=None) -> LearningStudy:
+    """The study the parameters `p` describe (seeds and multiples default to the parameters')."""
+    return LearningStudy(p.game, p.budget, tuple(multiples or p.study_multiples), tuple(seeds or p.study_seeds),
+                         tuple(p.dev_seeds), thresholds(), p.base_schedule(),
+                         grids=(("literal", design.Grid(eta=tuple(p.eta_grid))), ("converging", CONVERGING_GRID)))
+
+
+def store(p) -> str:
+    """The directory that keeps every finished run: `p.study_store`, or a fresh temporary one."""
+    if p.study_store:
+        Path(p.study_store).mkdir(parents=True, exist_ok=True)
+        return p.study_store
+    return tempfile.mkdtemp(prefix="oscc-study-")
+
+
+def live_check(committed: dict, live: dict) -> dict:
+    """Every (learner, arm, seed, budget) record both studies hold: how many, and the largest absolute difference
+    of any of their numbers (0 when the live rerun reproduces the committed study bit for bit)."""
+    compared, largest = 0, 0.0
+    for learner, arms in live["runs"].items():
+        for arm, seeds in arms.items():
+            for seed, budgets in seeds.items():
+                for budget, rec in budgets.items():
+                    theirs = committed["runs"].get(learner, {}).get(arm, {}).get(seed, {}).get(budget)
+                    if theirs is None:
+                        continue
+                    compared += 1
+                    largest = max([largest] + [abs(float(rec[k]) - float(theirs[k])) for k in rec])
+    return {"records": compared, "max_abs_difference": largest}
+
+
+def run(p) -> dict:
+    """The study to show, and what was run: {"study", "live_check" or None, "checkpoints" or None, "seconds",
+    "workers", "ran", "stored"} (module docstring)."""
+    where, start = store(p), time.perf_counter()
+    if p.study_file:
+        committed = json.loads(Path(p.study_file).read_text(encoding="utf-8"))
+        choices = {learner: arms for learner, arms in committed["choices"].items()}
+        live = design_of(p).run(where, choices, p.workers, p.scheduler or None)
+        return {"study": committed, "live_check": live_check(committed, live["study"]), "checkpoints": None,
+                "seconds": time.perf_counter() - start, "workers": live["workers"], "ran": live["ran"],
+                "stored": live["stored"]}
+    done = design_of(p).run(where, None, p.workers, p.scheduler or None)
+    path = Path(p.out_dir) / CHECKPOINTS_FILE
+    save_checkpoints(path, {key: (p.game, table) for key, table in done["tables"].items()})
+    ours = {key: done["study"]["runs"][key.split("/")[0]][key.split("/")[1]][key.split("/")[2]][
+        str(max(done["study"]["design"]["recorded_budgets"]))]["exploitability_average"] for key in done["tables"]}
+    check = openspiel_check(path, ours, lambda key: p.game)
+    return {"study": done["study"], "live_check": None, "checkpoints": clean(check),
+            "seconds": time.perf_counter() - start, "workers": done["workers"], "ran": done["ran"],
+            "stored": done["stored"]}
+
+
+def write(p, result: dict) -> Path | None:
+    """`05_solver_study.json` in the output directory when the whole study ran (its manifest: the design's
+    parameters, the library's source digest, the wall time and the workers)."""
+    if result["checkpoints"] is None:
+        return None
+    from oscc_core.reporting.results import write_results
+
+    body = {**result["study"], "checkpoints": result["checkpoints"],
+            "run": {"seconds": round(result["seconds"], 1), "workers": result["workers"]}}
+    return write_results(p.out_dir, STUDY_STEM, p.record, body, "cpu")
