@@ -237,3 +237,25 @@ def test_long_relations_and_reasons_become_shared_notes_under_the_table():
                            ("n1", "reason", long_reason)]
     assert "n1 (reason): " + long_reason in repr(frame)
     assert "oscc-table-notes" in frame._repr_html_()
+
+
+def test_an_interval_pair_agrees_when_the_midpoints_differ_by_less_than_the_combined_half_width():
+    cid = "main_uncertainty.variance_ratio.interval"                  # the paper's [0.427, 0.456]: half-width 0.0145
+    near = Row.interval_pair("ratio interval", cid, 0.44, 0.46)       # midpoints 0.4415 vs 0.45: 0.0085 apart
+    assert near.verdict == claims.REPRODUCED and "overlap" in near.reason
+    far = Row.interval_pair("ratio interval", cid, 0.78, 0.83)
+    assert far.verdict == claims.NOT_REPRODUCED and "do not overlap" in far.reason
+    # half-widths 0.0145 and 0.01: combined 0.0176; midpoints 0.4415 and 0.465 are 0.0235 apart though they overlap
+    assert Row.interval_pair("q", cid, 0.455, 0.475).verdict == claims.NOT_REPRODUCED
+    inside = Row.interval_pair("q", cid, 0.43, 0.45)
+    assert "the paper's interval contains ours" in inside.reason
+    assert Row.interval_pair("q", cid, 0.78, 0.83, relation=Relation("ratio < 1", True, True)).verdict == "partly"
+
+
+def test_a_cost_ratio_is_the_papers_ratio_against_ours_by_the_five_percent_rule():
+    # the paper's OSCC-Select and independent wall times: 107.09 / 105.21 = 1.01787
+    r = Row.ratio("OSCC-Select / independent", "cost_frontier.oscc_select.wall_time",
+                  "cost_frontier.independent.wall_time", 1.0)
+    assert r.paper == pytest.approx(107.09 / 105.21) and r.verdict == claims.REPRODUCED
+    assert Row.ratio("q", "cost_frontier.oscc_select.wall_time", "cost_frontier.independent.wall_time",
+                     1.2).verdict == claims.NOT_REPRODUCED

@@ -14,7 +14,12 @@ for any number of workers.
 """
 from __future__ import annotations
 
+import logging
+import tempfile
+import warnings
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from oscc_core.learning import study_design as design
 from oscc_core.learning.loop import Schedule
@@ -83,3 +88,68 @@ class LearningStudy:
                 "summary": summary["by_budget"], "thresholds": summary["thresholds"]}
         return {"study": clean(body), "tables": tables, "seconds": done["seconds"], "workers": done["workers"],
                 "ran": done["ran"], "stored": done["stored"]}
+
+
+def literal_step_sizes(game: str, grid, dev_seeds, base: Schedule, budget: int, store, workers: int = 2,
+                       scheduler: str | None = None, given: float = 0.0) -> dict:
+    """eta per learned arm for the literal learner (`learning.study_design.tune`): the value of `grid` with the
+    lowest mean exploitability of the arm's average policy on `dev_seeds` at `budget`, the grid extended while the
+    choice sits at its edge; the runs are tasks on Dask, kept in `store`.  A positive `given` overrides every
+    arm's choice.  Returns {"etas": {arm: eta}, "tuning": {arm: tuning record}, "given": bool}."""
+    def run(tasks):
+        return run_tasks(tasks, store, workers, scheduler)["results"]
+
+    tuning = {arm: design.tune(run, game, design.LITERAL, arm, base, design.Grid(eta=tuple(grid)), tuple(dev_seeds),
+                               budget) for arm in design.ARMS}
+    etas = {arm: (float(given) if given > 0 else t["eta"]) for arm, t in tuning.items()}
+    return {"etas": etas, "tuning": tuning, "given": given > 0}
+
+
+def study_store(directory: str, prefix: str) -> str:
+    """The directory that keeps every finished run: `directory`, or a fresh temporary one named `prefix`..."""
+    if directory:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        return directory
+    return tempfile.mkdtemp(prefix=prefix)
+
+
+def _records(runs: dict, path: tuple = ()):
+    """(path, record) for every record of a study's runs, however deep their keys (learner, arm, seed, budget)."""
+    for key, value in runs.items():
+        if isinstance(value, dict) and any(isinstance(v, dict) for v in value.values()):
+            yield from _records(value, path + (key,))
+        else:
+            yield path + (key,), value
+
+
+def live_check(committed: dict, live: dict) -> dict:
+    """Every run record both studies hold (the same keys under "runs"): how many, and the largest absolute
+    difference of any of their numbers (0 when the live rerun reproduces the committed study bit for bit)."""
+    compared, largest = 0, 0.0
+    for path, rec in _records(live["runs"]):
+        theirs = committed["runs"]
+        for key in path:
+            theirs = theirs.get(key) if isinstance(theirs, dict) else None
+        if theirs is None:
+            continue
+        compared += 1
+        largest = max([largest] + [abs(float(rec[k]) - float(theirs[k])) for k in rec])
+    return {"records": compared, "max_abs_difference": largest}
+
+
+@contextmanager
+def cluster(workers: int, scheduler: str = ""):
+    """The address of the Dask scheduler a chapter's runs go to: `scheduler`, or a local cluster of `workers`
+    processes (one thread each) kept for the whole block, so that one cluster serves every batch of tasks.  The
+    local cluster leaves its HTTP port to the system and logs only critical events, so nothing of its start or its
+    shutdown reaches a chapter's page."""
+    if scheduler:
+        yield scheduler
+        return
+    from distributed import LocalCluster
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                          silence_logs=logging.CRITICAL) as local:
+            yield local.scheduler_address

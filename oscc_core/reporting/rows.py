@@ -282,6 +282,39 @@ class Row(Mapping):
                    **_declared(relation))
 
     @classmethod
+    def interval_pair(cls, quantity: str, claim_id: str, low: float, high: float, ours: float | None = None,
+                      relation: Relation | None = None) -> "Row":
+        """An interval the paper prints ([a, b], its 95% interval of a quantity) against ours ([low, high]):
+        reproduced when the two estimates agree at 95%, i.e. their midpoints differ by at most
+        sqrt(h_paper^2 + h_ours^2) (h: a half-width; the 95% interval of the difference of two independent
+        estimates); partly when they do not but a declared `relation` holds; otherwise not reproduced.  The
+        reason says whether the intervals overlap and whether one contains the other."""
+        a, b = (float(x) for x in claims.claim(claim_id))
+        lo, hi = float(low), float(high)
+        if not (a <= b and lo <= hi):
+            raise ValueError(f"{quantity!r}: both intervals need low <= high, got [{a}, {b}] and [{lo}, {hi}].")
+        mid_p, mid_o = (a + b) / 2, (lo + hi) / 2
+        agree = abs(mid_p - mid_o) <= math.hypot((b - a) / 2, (hi - lo) / 2)
+        overlap = not (hi < a or b < lo)
+        contains = ("the paper's interval contains ours" if a <= lo and hi <= b else
+                    "ours contains the paper's" if lo <= a and b <= hi else "neither contains the other")
+        verdict = claims.REPRODUCED if agree else (claims.PARTLY if relation is not None and relation.established
+                                                   else claims.NOT_REPRODUCED)
+        reason = f"the intervals {'overlap' if overlap else 'do not overlap'}; {contains}"
+        return cls(quantity, (a, b), mid_o if ours is None else ours, verdict, claim_id, (lo, hi),
+                   reason=reason, **_declared(relation))
+
+    @classmethod
+    def ratio(cls, quantity: str, claim_id: str, reference_id: str, ours: float,
+              relation: Relation | None = None) -> "Row":
+        """A cost the paper prints for one arm (wall seconds) as its ratio to the reference arm's
+        (claim / reference claim), against our ratio of the same arms in a portable unit (physical calls), by
+        the 5% rule: seconds depend on the machine, a ratio of costs need not."""
+        paper = float(claims.claim(claim_id)) / float(claims.claim(reference_id))
+        verdict = claims.verdict(paper, ours, relation=relation)
+        return cls(quantity, paper, float(ours), verdict, claim_id, **_declared(relation))
+
+    @classmethod
     def not_compared(cls, quantity: str, claim_id: str, reason: str) -> "Row":
         """A paper value we do not compare, with the one-sentence reason."""
         return cls(quantity, claims.claim(claim_id), "—", NOT_COMPARED, claim_id, reason=reason)
@@ -376,9 +409,10 @@ class Row(Mapping):
 def unshown_impossible(impossible: dict, groups: dict) -> list[Row]:
     """The rows of `impossible` (claim id -> impossible row) that no table of `groups` (name -> rows) showed.
 
-    Refuses a claim id named by two rows: the claims ledger takes one row per entry.
+    Refuses a claim id named by two primary rows: the claims ledger takes one row per entry (sensitivity rows
+    name theirs under another key).
     """
-    ids = [r.claim_id for g in groups.values() for r in g if r.claim_id]
+    ids = [r.claim_id for g in groups.values() for r in g if r.claim_id and r.primary]
     doubled = sorted({c for c in ids if ids.count(c) > 1})
     if doubled:
         raise ValueError(f"claim ids named by two rows: {doubled[:5]}")

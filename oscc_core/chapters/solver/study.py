@@ -16,13 +16,12 @@ Two ways to run it (`run`):
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from pathlib import Path
 
 from oscc_core.learning import study_design as design
 from oscc_core.learning.checkpoints import openspiel_check, save_checkpoints
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, learning_study
 from oscc_core.reporting.learning_study import CONVERGING_GRID, LearningStudy
 from oscc_core.reporting.results import clean
 
@@ -50,26 +49,10 @@ def design_of(p, seeds=None, multiples=None) -> LearningStudy:
 
 def store(p) -> str:
     """The directory that keeps every finished run: `p.study_store`, or a fresh temporary one."""
-    if p.study_store:
-        Path(p.study_store).mkdir(parents=True, exist_ok=True)
-        return p.study_store
-    return tempfile.mkdtemp(prefix="oscc-study-")
+    return learning_study.study_store(p.study_store, "oscc-study-")
 
 
-def live_check(committed: dict, live: dict) -> dict:
-    """Every (learner, arm, seed, budget) record both studies hold: how many, and the largest absolute difference
-    of any of their numbers (0 when the live rerun reproduces the committed study bit for bit)."""
-    compared, largest = 0, 0.0
-    for learner, arms in live["runs"].items():
-        for arm, seeds in arms.items():
-            for seed, budgets in seeds.items():
-                for budget, rec in budgets.items():
-                    theirs = committed["runs"].get(learner, {}).get(arm, {}).get(seed, {}).get(budget)
-                    if theirs is None:
-                        continue
-                    compared += 1
-                    largest = max([largest] + [abs(float(rec[k]) - float(theirs[k])) for k in rec])
-    return {"records": compared, "max_abs_difference": largest}
+live_check = learning_study.live_check
 
 
 def run(p) -> dict:
@@ -102,5 +85,17 @@ def write(p, result: dict) -> Path | None:
     from oscc_core.reporting.results import write_results
 
     body = {**result["study"], "checkpoints": result["checkpoints"],
-            "run": {"seconds": round(result["seconds"], 1), "workers": result["workers"]}}
+            "run": {"seconds": round(result["seconds"], 1), "workers": result["workers"], "ran": result["ran"],
+                    "stored": result["stored"]}}
     return write_results(p.out_dir, STUDY_STEM, p.record, body, "cpu")
+
+
+def converging_operating_point(p, shown: dict):
+    """The converging learner's frozen operating point, from the study's choices and design (the transfer
+    chapter builds the same object from the same file and prints the same digest)."""
+    from oscc_core.learning.operating_point import study_operating_point
+
+    d = shown["design"]
+    rule = {"dev_seeds": d["dev_seeds"], "budget": d["budget"], "tune_multiples": d["tune_multiples"],
+            "grids": d["grids"]}
+    return study_operating_point(p.game, p.base_schedule(), "converging", shown["choices"]["converging"], rule)

@@ -10,64 +10,29 @@ import numpy as np
 
 from oscc_core.chapters.solver.study import PAPER_EXPLOITABILITY
 from oscc_core.reporting import claims
-from oscc_core.reporting.rows import Relation, Row
+from oscc_core.reporting import study_tables as tables
+from oscc_core.reporting.claims import Relation
+from oscc_core.reporting.rows import Row
 
 LEARNER_TEXT = {"literal": "literal (the paper's iteration)", "converging": "converging (our two additions)"}
-ARM_COLORS = {"cp_grpo": "#1f77b4", "independent": "#ff7f0e", "grpo": "#2ca02c", "ppo": "#d62728"}
 #: The paper's NashConv row of each arm in its solver table (NashConv = 2 x exploitability, per seed).
 SOLVER_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent", "grpo": "standard_grpo",
               "ppo": "standard_ppo"}
 
 
 def budgets(study: dict) -> list[int]:
-    return [int(b) for b in study["design"]["budgets"]]
-
-
-def budget_label(study: dict, budget: int) -> str:
-    return f"{budget // study['design']['budget']}x ({budget:,})"
-
-
-def _cell(iv: dict, digits: int = 3) -> str:
-    if iv["mean"] is None:
-        return "—"
-    if iv["low"] is None:
-        return f"{iv['mean']:.{digits}f}"
-    return f"{iv['mean']:.{digits}f} [{iv['low']:.{digits}f}, {iv['high']:.{digits}f}]"
+    return tables.budgets(study["design"])
 
 
 def exploitability_frame(study: dict, learner: str, quantity: str = "exploitability_average"):
     """Arms x budgets: seed mean and 95% t-interval of the exploitability (or of `quantity`)."""
-    import pandas as pd
-
-    per = study["summary"][learner]
-    rows = {}
-    for b in budgets(study):
-        entry = per.get(str(b))
-        if entry is None:
-            continue
-        for arm, q in entry["arms"].items():
-            rows.setdefault(arm, {})[budget_label(study, b)] = _cell(q[quantity])
-    frame = pd.DataFrame.from_dict(rows, orient="index").fillna("not run")
-    frame.index.name = "arm"
-    return frame
+    return tables.exploitability_frame(study["summary"][learner], study["design"], quantity)
 
 
 def differences_frame(study: dict, learner: str):
     """Comparisons x budgets: paired difference arm - CP-GRPO (seeds matched), its 95% interval, and the seeds
     on which CP-GRPO is lower."""
-    import pandas as pd
-
-    rows = {}
-    for b in budgets(study):
-        entry = study["summary"][learner].get(str(b))
-        if entry is None:
-            continue
-        for name, d in entry["differences"].items():
-            rows.setdefault(name, {})[budget_label(study, b)] = \
-                f"{_cell(d)} ({d['cp_grpo_lower']}/{d['n']})"
-    frame = pd.DataFrame.from_dict(rows, orient="index").fillna("not run")
-    frame.index.name = "difference (chips)"
-    return frame
+    return tables.differences_frame(study["summary"][learner], study["design"])
 
 
 def thresholds_frame(study: dict):
@@ -79,13 +44,7 @@ def thresholds_frame(study: dict):
         for arm, ths in arms.items():
             row = {}
             for th, t in ths.items():
-                if t["geometric_mean"] is None:
-                    text = f"never (0/{t['seeds']})"
-                elif t["low"] is None:
-                    text = f"{t['geometric_mean']:.3g} ({t['reached']}/{t['seeds']})"
-                else:
-                    text = f"{t['geometric_mean']:.3g} [{t['low']:.3g}, {t['high']:.3g}] ({t['reached']}/{t['seeds']})"
-                row[f"to {float(th):g}"] = text
+                row[f"to {float(th):g}"] = tables.calls_text(t)
             rows[f"{learner}: {arm}"] = row
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "learner: arm"
@@ -105,17 +64,22 @@ def ledger_frame(study: dict, budget: int):
                          "physical calls": f"{q['physical_calls']['mean']:,.0f}",
                          "transitions": f"{q['transitions']['mean']:,.0f}",
                          "decisions": f"{q['decisions']['mean']:,.0f}",
-                         "never updated": _cell(q["never_updated"])})
+                         "never updated": tables.interval_cell(q["never_updated"])})
     return pd.DataFrame(rows).set_index(["learner", "arm"])
 
 
 def tuning_frame(study: dict):
     """Per learner and arm: the chosen eta (alpha, kappa), its mean development score, the grid's size and
-    whether the grid was extended (and whether the choice still sits at its edge)."""
+    whether the grid was extended (and whether the choice still sits at its edge); a study run with given
+    choices shows only those."""
     import pandas as pd
 
+    if not study.get("tuning"):
+        return pd.DataFrame([{"learner": learner, "arm": arm, **{k: f"{v:g}" for k, v in c.items()}}
+                             for learner, arms in study["choices"].items() for arm, c in arms.items()]
+                            ).set_index(["learner", "arm"])
     rows = []
-    for learner, arms in (study.get("tuning") or {}).items():
+    for learner, arms in study["tuning"].items():
         for arm, t in arms.items():
             rows.append({"learner": learner, "arm": arm, "eta": f"{t['eta']:g}", "alpha": f"{t['alpha']:g}",
                          "kappa": f"{t['kappa']:g}", "dev score (chips)": f"{t['score']:.4f}",
@@ -129,26 +93,16 @@ def plot_curves(study: dict):
     over seeds and its 95% band per arm, the paper's values at its budget (crosses), the thresholds (dotted)."""
     import matplotlib.pyplot as plt
 
-    from oscc_core.method.stats import t_interval
-
     learners = list(study["runs"])
     fig, axes = plt.subplots(1, len(learners), figsize=(11, 4.4), dpi=100, sharey=True)
     for ax, learner in zip(np.atleast_1d(axes), learners):
-        for arm, seeds in study["runs"][learner].items():
-            marks = sorted({int(b) for rec in seeds.values() for b in rec})
-            marks = [b for b in marks if all(str(b) in rec for rec in seeds.values())]
-            ivs = [t_interval([rec[str(b)]["exploitability_average"] for rec in seeds.values()]) for b in marks]
-            ax.plot(marks, [iv.mean for iv in ivs], "-", color=ARM_COLORS[arm], label=arm)
-            ax.fill_between(marks, [max(iv.low, 1e-3) for iv in ivs], [iv.high for iv in ivs],
-                            color=ARM_COLORS[arm], alpha=0.2, lw=0)
+        tables.plot_arms(ax, study["runs"][learner])
+        for arm in study["runs"][learner]:
             ax.plot([study["design"]["budget"]], [float(claims.claim(PAPER_EXPLOITABILITY[arm]))], "x",
-                    color=ARM_COLORS[arm], ms=9, mew=2)
+                    color=tables.ARM_COLORS[arm], ms=9, mew=2)
         for th in study["design"]["thresholds"]:
             ax.axhline(th, color="grey", ls=":", lw=0.8)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
         ax.set_title(LEARNER_TEXT[learner], fontsize=10)
-        ax.set_xlabel("physical calls per run")
     np.atleast_1d(axes)[0].set_ylabel("exploitability of the average policy (chips)")
     np.atleast_1d(axes)[0].legend(fontsize=8, loc="lower left")
     fig.tight_layout()
@@ -156,14 +110,7 @@ def plot_curves(study: dict):
 
 
 def _order_relation(entry: dict, arm: str) -> Relation:
-    """The paper's ordering for exploitability (CP-GRPO lowest), held when every paired difference arm - CP-GRPO
-    is above 0 on the seed means, resolved when every 95% interval of those differences lies above 0."""
-    diffs = entry["differences"]
-    names = list(diffs) if arm == "cp_grpo" else [f"{arm} - cp_grpo"]
-    text = "cp_grpo lowest among learned arms (paired, 95%)" if arm == "cp_grpo" else f"cp_grpo < {arm} (paired, 95%)"
-    holds = all(diffs[n]["mean"] > 0 for n in names)
-    resolved = all(diffs[n]["low"] is not None and diffs[n]["low"] > 0 for n in names)
-    return Relation(text, holds, resolved)
+    return tables.order_relation(entry, arm, "cp_grpo lowest among learned arms (paired, 95%)")
 
 
 def rows(study: dict) -> list[Row]:
@@ -172,16 +119,16 @@ def rows(study: dict) -> list[Row]:
     primary rows of these claims (the five-seed screen's rows become their sensitivity rows)."""
     entry = study["summary"]["literal"][str(study["design"]["budget"])]
     out = []
-    for arm in SOLVER_ROW:
+    for arm, label in SOLVER_ROW.items():
         iv = entry["arms"][arm]["exploitability_average"]
         rel = _order_relation(entry, arm)
         n = iv["n"]
         out.append(Row.compare(f"{arm}: exploitability, {n} seeds", PAPER_EXPLOITABILITY[arm], iv["mean"],
                                iv["low"], iv["high"], rel))
         out.append(Row.compare(f"{arm}: exploitability, {n} seeds (solver table)",
-                               f"measured_solver.{SOLVER_ROW[arm]}.exploitability", iv["mean"], iv["low"], iv["high"],
+                               f"measured_solver.{label}.exploitability", iv["mean"], iv["low"], iv["high"],
                                rel))
-        out.append(Row.compare(f"{arm}: NashConv, {n} seeds", f"measured_solver.{SOLVER_ROW[arm]}.nashconv",
+        out.append(Row.compare(f"{arm}: NashConv, {n} seeds", f"measured_solver.{label}.nashconv",
                                2 * iv["mean"], 2 * iv["low"], 2 * iv["high"], rel))
     return out
 
@@ -201,11 +148,11 @@ def glue_values(study: dict, check: dict | None) -> dict[str, str]:
     cp = study["thresholds"]["converging"]["cp_grpo"][repr(float(d["thresholds"][0]))]
     diff = lit["differences"]["independent - cp_grpo"]
     out = {"study_seeds": str(len(d["seeds"])), "study_budgets": ", ".join(f"{b:,}" for b in budgets(study)),
-           "study_literal_cp": _cell(lit["arms"]["cp_grpo"]["exploitability_average"]),
-           "study_literal_ind": _cell(lit["arms"]["independent"]["exploitability_average"]),
-           "study_literal_diff": _cell(diff), "study_literal_lower": f"{diff['cp_grpo_lower']} of {diff['n']}",
-           "study_top": f"{int(top):,}", "study_conv_cp_top": _cell(conv["arms"]["cp_grpo"]["exploitability_average"]),
-           "study_conv_ind_top": _cell(conv["arms"]["independent"]["exploitability_average"]),
+           "study_literal_cp": tables.interval_cell(lit["arms"]["cp_grpo"]["exploitability_average"]),
+           "study_literal_ind": tables.interval_cell(lit["arms"]["independent"]["exploitability_average"]),
+           "study_literal_diff": tables.interval_cell(diff), "study_literal_lower": f"{diff['cp_grpo_lower']} of {diff['n']}",
+           "study_top": f"{int(top):,}", "study_conv_cp_top": tables.interval_cell(conv["arms"]["cp_grpo"]["exploitability_average"]),
+           "study_conv_ind_top": tables.interval_cell(conv["arms"]["independent"]["exploitability_average"]),
            "study_conv_to_02": "never" if cp["geometric_mean"] is None else f"{cp['geometric_mean']:,.0f}",
            "study_conv_to_02_seeds": f"{cp['reached']} of {cp['seeds']}"}
     if check is not None:

@@ -1,0 +1,207 @@
+"""The converging learner's transfer: its operating point frozen on Leduc, applied unchanged to Kuhn.
+
+The converging learner (counterfactual decision points and a proximal pull
+toward a moving magnet: two choices the paper leaves open, ours) has its
+per-arm choices (eta, alpha, kappa) made on Leduc's development seeds by the
+Leduc learning study.  `leduc_choices` reads them, with the rule that made
+them, from that study's results file (`leduc_study`: the solver chapter's
+``05_solver_study.json``, keys ``choices.converging`` and ``design``); a file
+that holds only the choices, ``{learner: {arm: {eta, alpha, kappa}}}``, takes
+the rule the parameters describe (`leduc_rule`), the one the Leduc study
+records for the same defaults.  `converging_operating_point` freezes and
+hashes them (`learning.operating_point.study_operating_point`): the solver
+chapter builds the same object from the same file and prints the same digest.
+
+The Kuhn study (`design_of`, a `reporting.learning_study.LearningStudy` of
+the target game) runs every learned arm at those choices on many seeds,
+recorded at budgets up to the largest multiple of the chapter's budget; the
+runs are tasks on Dask.  `run` either shows the committed study
+(`study_file`) and reruns a small part of it live, checked record by record,
+or runs the whole study and keeps each run's average policy at the largest
+budget as an OpenSpiel-keyed checkpoint (``"kuhn/<arm>/<seed>"``).  The
+study's record drops the learner level of the LearningStudy record:
+``runs.<arm>.<seed>.<budget>`` and ``summary.<budget>`` (budgets in physical
+calls, as integer-valued keys; exploitability in chips).
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from oscc_core.chapters.transfer import kuhn_facts
+from oscc_core.exact.arm_moments import arm_moments
+from oscc_core.learning import study_design as design
+from oscc_core.learning.arms import get_learner_arm
+from oscc_core.learning.checkpoints import load_checkpoints, openspiel_check, save_checkpoints
+from oscc_core.learning.operating_point import OperatingPoint, study_operating_point
+from oscc_core.reporting import claims, learning_study
+from oscc_core.reporting.learning_study import CONVERGING_GRID, LearningStudy
+from oscc_core.reporting.results import clean
+
+STUDY_STEM, CHECKPOINTS_FILE = "06_transfer_study", "06_transfer_study_checkpoints.json.gz"
+LEARNER = design.CONVERGING
+ARMS = design.ARMS
+#: The paper's row of each learned arm in its Kuhn transfer table.
+PAPER_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent", "grpo": "standard_grpo",
+             "ppo": "standard_ppo"}
+#: The arms whose Kuhn exploitability in the paper's transfer table the calls-to table asks about.
+TARGET_ARMS = ("cp_grpo", "ppo")
+#: Design fields of the Leduc study that enter the converging operating point's rule.
+RULE_FIELDS = ("dev_seeds", "budget", "tune_multiples", "grids")
+CHECK_TOLERANCE = 1e-8       # chips: a checkpoint's exploitability by pyspiel against the study's value
+
+
+class StaleStudy(RuntimeError):
+    """The committed Kuhn study was run at another converging operating point than the one frozen now."""
+
+
+def claim_of(arm: str, column: str = "exploitability") -> str:
+    return f"measured_transfer.kuhn.{PAPER_ROW[arm]}.{column}"
+
+
+def thresholds() -> tuple[float, ...]:
+    """The paper's Kuhn exploitabilities of CP-GRPO and PPO (chips), read from the claims file."""
+    return tuple(float(claims.claim(claim_of(arm))) for arm in TARGET_ARMS)
+
+
+# ----- the converging operating point ------------------------------------------------------------
+def leduc_rule(p) -> dict:
+    """The rule fields the Leduc study records for the parameters `p` (its design: development seeds, budget,
+    the tuning budgets' multiples, the grids), as JSON values (the solver chapter's design at its defaults)."""
+    leduc = LearningStudy(p.source_game, p.budget, (1,), (), tuple(p.dev_seeds), (), p.base_schedule(),
+                          grids=(("literal", design.Grid(eta=tuple(p.eta_grid))), ("converging", CONVERGING_GRID)))
+    return json.loads(json.dumps({k: leduc.record()[k] for k in RULE_FIELDS}))
+
+
+def leduc_choices(p) -> dict:
+    """The converging learner's per-arm choices and the rule that made them: {"choices": {arm: {eta, alpha,
+    kappa}}, "rule": {dev_seeds, budget, tune_multiples, grids}, "design_from": "the study file" or "the
+    parameters"} (module docstring)."""
+    body = json.loads(Path(p.leduc_study).read_text(encoding="utf-8"))
+    if "choices" in body and "design" in body:
+        return {"choices": body["choices"][LEARNER], "rule": {k: body["design"][k] for k in RULE_FIELDS},
+                "design_from": "the study file"}
+    if LEARNER not in body:
+        raise ValueError(f"{p.leduc_study} holds neither a learning study (choices and design) nor the learners' "
+                         f"choices ({{'{LEARNER}': {{arm: {{eta, alpha, kappa}}}}}}).")
+    return {"choices": body[LEARNER], "rule": leduc_rule(p), "design_from": "the parameters"}
+
+
+def converging_operating_point(p, leduc: dict) -> OperatingPoint:
+    """The converging learner's frozen operating point on the source game (`leduc` from `leduc_choices`)."""
+    return study_operating_point(p.source_game, p.base_schedule(), LEARNER, leduc["choices"], leduc["rule"])
+
+
+# ----- the Kuhn study ----------------------------------------------------------------------------
+def design_of(p, seeds=None, multiples=None) -> LearningStudy:
+    """The Kuhn study of the parameters `p` (seeds and multiples default to the parameters')."""
+    return LearningStudy(p.target_game, p.budget, tuple(multiples or p.study_multiples),
+                         tuple(seeds or p.study_seeds), tuple(p.dev_seeds), thresholds(), p.base_schedule())
+
+
+def cluster(p):
+    """The Dask scheduler's address for the chapter's runs (`reporting.learning_study.cluster`)."""
+    return learning_study.cluster(p.workers, p.scheduler)
+
+
+def store(p) -> str:
+    """The directory that keeps every finished run: `p.study_store`, or a fresh temporary one."""
+    return learning_study.study_store(p.study_store, "oscc-transfer-study-")
+
+
+def reshape(study: dict, op: OperatingPoint) -> dict:
+    """A LearningStudy record of the converging learner without its learner level, with the frozen operating
+    point it ran at (nothing is tuned on Kuhn: the design keeps no grid)."""
+    kept = {k: v for k, v in study["design"].items() if k not in ("grids", "tune_multiples")}
+    return clean({"design": kept, "choices": study["choices"][LEARNER],
+                  "operating_point": {"digest": op.digest, "record": op.record()},
+                  "runs": study["runs"][LEARNER], "summary": study["summary"][LEARNER],
+                  "thresholds": study["thresholds"][LEARNER]})
+
+
+def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
+    """The Kuhn study at the frozen converging operating point `op`, its tasks sent to the Dask cluster at
+    `scheduler` (else `p.scheduler`'s, else a local one of `p.workers`): {"study", "live_check" or None,
+    "checkpoints_file", "seconds", "workers", "ran", "stored"} (module docstring).  Raises StaleStudy when the
+    committed study ran at another operating point."""
+    where, start, choices = store(p), time.perf_counter(), {LEARNER: op.arm_choices()}
+    scheduler = scheduler or p.scheduler or None
+    workers = p.scheduler or p.workers
+    if p.study_file:
+        committed = json.loads(Path(p.study_file).read_text(encoding="utf-8"))
+        if committed["operating_point"]["digest"] != op.digest:
+            raise StaleStudy(f"{p.study_file} ran at the converging operating point "
+                             f"{committed['operating_point']['digest'][:12]}, but the Leduc study now freezes "
+                             f"{op.digest[:12]}: rerun the Kuhn study (python -m oscc_core run transfer -p "
+                             f"study_file '' ...).")
+        live = design_of(p).run(where, choices, p.workers, scheduler)
+        return {"study": committed, "live_check": learning_study.live_check(committed, reshape(live["study"], op)),
+                "checkpoints_file": Path(p.study_file).with_name(CHECKPOINTS_FILE),
+                "seconds": time.perf_counter() - start, "workers": workers, "ran": live["ran"],
+                "stored": live["stored"]}
+    done = design_of(p).run(where, choices, p.workers, scheduler)
+    tables = {f"{p.target_game}/{key.split('/', 1)[1]}": (p.target_game, table)
+              for key, table in done["tables"].items() if key.startswith(f"{LEARNER}/")}
+    path = save_checkpoints(Path(p.out_dir) / CHECKPOINTS_FILE, tables)
+    return {"study": reshape(done["study"], op), "live_check": None, "checkpoints_file": path,
+            "seconds": time.perf_counter() - start, "workers": workers, "ran": done["ran"],
+            "stored": done["stored"]}
+
+
+def top_budget(study: dict) -> int:
+    return max(int(b) for b in study["design"]["recorded_budgets"])
+
+
+def check_checkpoints(result: dict) -> dict:
+    """pyspiel's exploitability of every checkpoint in the study's checkpoints file beside the study's own value
+    at the largest budget (`learning.checkpoints.openspiel_check`; chips)."""
+    study, top = result["study"], str(top_budget(result["study"]))
+    ours = {key: study["runs"][key.split("/")[1]][key.split("/")[2]][top]["exploitability_average"]
+            for key in load_checkpoints(result["checkpoints_file"])}
+    return clean(openspiel_check(result["checkpoints_file"], ours, lambda key: key.split("/")[0]))
+
+
+def checkpoint_contrast(result: dict, root: str) -> dict:
+    """{"kuhn/<arm>/<seed>": the exact budget-1 contrast variance (chips^2) of the arm's construction at `root`
+    with the checkpoint as continuation}, from the checkpoints file read back."""
+    out = {}
+    for key, policy in load_checkpoints(result["checkpoints_file"]).items():
+        game, arm = key.split("/")[:2]
+        coupling = get_learner_arm(arm).coupling_arm
+        out[key] = arm_moments(game, root, policy)[coupling].contrast_var(0, 1)
+    return clean(out)
+
+
+def proved_maxima(root: str) -> dict:
+    """{arm: (its construction, the proved maximum of that construction's per-group budget-1 contrast variance
+    at `root` over every continuation policy, chips^2)} (`kuhn_facts.certified_maxima`)."""
+    out = {}
+    for arm in ARMS:
+        coupling = get_learner_arm(arm).coupling_arm
+        out[arm] = (coupling, kuhn_facts.certified_maxima(root, (coupling,))[coupling]["upper"])
+    return out
+
+
+def write(p, result: dict, check: dict) -> Path | None:
+    """`06_transfer_study.json` in the output directory when the whole study ran (with the pyspiel check of its
+    checkpoints and a manifest: the parameters, the library's source digest; the wall time and workers beside)."""
+    if result["live_check"] is not None:
+        return None
+    from oscc_core.reporting.results import write_results
+
+    body = {**result["study"], "checkpoints": check,
+            "run": {"seconds": round(result["seconds"], 1), "workers": result["workers"], "ran": result["ran"],
+                    "stored": result["stored"]}}
+    return write_results(p.out_dir, STUDY_STEM, p.record, body, "cpu")
+
+
+def record(result: dict, check: dict, contrast: dict, maxima: dict, leduc: dict, root: str) -> dict:
+    """What the chapter's results file keeps of the study (the runs stay in the study's own file)."""
+    study = result["study"]
+    return clean({"operating_point": study["operating_point"], "leduc_rule_from": leduc["design_from"],
+                  "design": study["design"], "choices": study["choices"], "summary": study["summary"],
+                  "thresholds": study["thresholds"], "live_check": result["live_check"],
+                  "checkpoints": {k: check[k] for k in ("file", "max_abs_difference")},
+                  "contrast_root": root, "contrast_variance_exact": contrast,
+                  "proved_maxima": {arm: {"construction": c, "maximum": m} for arm, (c, m) in maxima.items()}})

@@ -1,0 +1,152 @@
+"""What the chapter shows of the converging Kuhn study: tables with short text cells, the curves figure, the
+sensitivity rows beside the paper's Kuhn exploitabilities, and the numbers the prose quotes.
+
+Units: exploitability in chips (NashConv / 2 of the average policy); budgets and calls in physical calls (one
+branch rollout; PPO: one hand); contrast variances in chips^2.  Intervals are 95% over seeds: Student t for
+exploitabilities and paired differences, exp of the t-interval of log calls for calls-to-a-value, the log scale
+for contrast variances.
+"""
+from __future__ import annotations
+
+from oscc_core.chapters.transfer.readings import seed_interval
+from oscc_core.chapters.transfer.study import ARMS, TARGET_ARMS, claim_of, top_budget
+from oscc_core.reporting import claims
+from oscc_core.reporting import study_tables as tables
+from oscc_core.reporting.claims import Relation
+from oscc_core.reporting.rows import Row
+
+ARM_COLORS = tables.ARM_COLORS
+
+
+def budgets(study: dict) -> list[int]:
+    return tables.budgets(study["design"])
+
+
+def _cell(iv: dict, digits: int = 4) -> str:
+    return tables.interval_cell(iv, digits)
+
+
+def _frame(rows: dict, index: str):
+    import pandas as pd
+
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = index
+    return frame
+
+
+def exploitability_frame(study: dict, quantity: str = "exploitability_average"):
+    """Arms x budgets: seed mean and 95% t-interval of the exploitability of the average policy (chips)."""
+    return tables.exploitability_frame(study["summary"], study["design"], quantity, digits=4)
+
+
+def differences_frame(study: dict):
+    """Comparisons x budgets: paired difference arm - CP-GRPO (chips, seeds matched) with its 95% interval and
+    the seeds on which CP-GRPO is lower."""
+    return tables.differences_frame(study["summary"], study["design"], digits=4)
+
+
+def target_label(arm: str) -> str:
+    """'to CP-GRPO's 0.0109' (the paper's value read from the claims file)."""
+    return f"to {arm}'s {claims.format_value(claims.claim(claim_of(arm)))}"
+
+
+def calls_frame(study: dict):
+    """Arm x the paper's Kuhn values: geometric mean of the calls at which the average policy's exploitability
+    first falls to the value [95% interval] (seeds that get there / all)."""
+    rows = {arm: {target_label(a): tables.calls_text(ths[repr(float(claims.claim(claim_of(a))))])
+                  for a in TARGET_ARMS} for arm, ths in study["thresholds"].items()}
+    return _frame(rows, "arm")
+
+
+def contrast_summary(contrast: dict, maxima: dict) -> dict:
+    """Per arm: its construction, the seed mean and 95% log-scale interval of the checkpoints' exact contrast
+    variances (chips^2), the largest, the proved maximum and the paper's value."""
+    out = {}
+    for arm in ARMS:
+        values = [v for key, v in contrast.items() if key.split("/")[1] == arm]
+        iv = seed_interval(values, positive=True)
+        construction, top = maxima[arm]
+        out[arm] = {"construction": construction, "mean": iv.mean, "low": iv.low, "high": iv.high,
+                    "largest": max(values), "maximum": top, "paper": float(claims.claim(claim_of(arm,
+                                                                                          "contrast_variance")))}
+    return out
+
+
+def contrast_frame(summary: dict):
+    """Per arm: the checkpoints' exact contrast variances beside the proved maximum and the paper's value."""
+    rows = {arm: {"construction": s["construction"],
+                  "ours": f"{s['mean']:.3f} [{s['low']:.3f}, {s['high']:.3f}]", "largest seed": f"{s['largest']:.3f}",
+                  "proved maximum": f"{s['maximum']:.4f}", "paper": claims.format_value(s["paper"])}
+            for arm, s in summary.items()}
+    return _frame(rows, "arm")
+
+
+def checkpoint_frame(check: dict, tolerance: float):
+    """Per checkpoint: the study's exploitability, pyspiel's of the file read back, their difference against
+    `tolerance` (chips)."""
+    from oscc_core.reporting.results import residual_text
+
+    rows = {k: {"ours": f"{check['ours'][k]:.10f}", "pyspiel": f"{check['pyspiel'][k]:.10f}",
+                "|difference|": residual_text(abs(check["ours"][k] - check["pyspiel"][k]), tolerance)}
+            for k in check["ours"]}
+    return _frame(rows, "checkpoint")
+
+
+def plot_curves(study: dict):
+    """Exploitability of the average policy against physical calls (log-log): the seed mean and its 95% band per
+    arm, the paper's Kuhn values (dotted, labelled) and the paper's budget (grey)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.4), dpi=100)
+    marks = tables.plot_arms(ax, study["runs"], complete_only=False)
+    for arm in TARGET_ARMS:
+        value = float(claims.claim(claim_of(arm)))
+        ax.axhline(value, color=ARM_COLORS[arm], ls=":", lw=1)
+        ax.annotate(f"paper, {arm}", (marks[0], value), fontsize=8, color=ARM_COLORS[arm], va="bottom")
+    ax.axvline(study["design"]["budget"], color="grey", lw=0.8)
+    ax.set_ylabel("exploitability of the average policy (chips)")
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def _order_relation(entry: dict, arm: str) -> Relation:
+    return tables.order_relation(entry, arm, "cp_grpo lowest in this game (paired, 95%)")
+
+
+def rows(study: dict) -> list[Row]:
+    """The paper's Kuhn exploitability and NashConv of each learned arm beside the converging learner's at the
+    paper's budget, over every study seed: sensitivity rows (the paper's table describes its own learners, the
+    literal ones, whose rows keep the verdict)."""
+    entry = study["summary"][str(study["design"]["budget"])]
+    out = []
+    for arm in ARMS:
+        iv, rel = entry["arms"][arm]["exploitability_average"], _order_relation(entry, arm)
+        out.append(Row.compare(f"kuhn, {arm}: exploitability", claim_of(arm), iv["mean"], iv["low"], iv["high"],
+                               rel).as_sensitivity())
+        out.append(Row.compare(f"kuhn, {arm}: nashconv", claim_of(arm, "nashconv"), 2 * iv["mean"], 2 * iv["low"],
+                               2 * iv["high"], rel).as_sensitivity())
+    return out
+
+
+def glue_values(study: dict, live: dict | None, live_design: tuple, contrast: dict) -> dict[str, str]:
+    """The study numbers the chapter's prose quotes, as text (`live_design`: the live rerun's seeds and
+    multiples)."""
+    d, top = study["design"], top_budget(study)
+    first, last = study["summary"][str(d["budget"])], study["summary"][str(top)]
+    cp = {b: e["arms"]["cp_grpo"]["exploitability_average"] for b, e in (("first", first), ("last", last))}
+    diff = last["differences"]["independent - cp_grpo"]
+    reach = study["thresholds"]["cp_grpo"][repr(float(claims.claim(claim_of("cp_grpo"))))]
+    seeds, multiples = live_design
+    if live is None:
+        rerun = "none: the whole study ran here"
+    else:
+        agree = "exactly" if live["max_abs_difference"] == 0 else f"to {live['max_abs_difference']:.1e}"
+        rerun = (f"seeds {', '.join(map(str, seeds))} at {', '.join(f'{m}x' for m in multiples)}; each of the "
+                 f"{live['records']:,} records both hold agrees {agree}")
+    return {"study_seeds": str(len(d["seeds"])), "study_budgets": ", ".join(f"{b:,}" for b in budgets(study)),
+            "study_top": f"{top:,}", "study_cp_first": _cell(cp["first"]), "study_cp_top": _cell(cp["last"]),
+            "study_ind_minus_cp_top": _cell(diff), "study_cp_lower_top": f"{diff['cp_grpo_lower']} of {diff['n']}",
+            "study_cp_reach": tables.calls_text(reach), "study_live": rerun,
+            "study_run": tables.run_text(study.get("run")),
+            "study_contrast_largest": f"{max(s['largest'] for s in contrast.values()):.3f}"}

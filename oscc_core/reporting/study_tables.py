@@ -1,0 +1,113 @@
+"""Tables, curves and orderings of a learning study's summary that every chapter with a study shows alike.
+
+A study summary is ``{budget: {"arms": {arm: {quantity: interval}}, "differences": {"<arm> - cp_grpo":
+interval}}}`` for one learner (`learning.study_design.summary`), with budgets in physical calls as string keys
+and intervals ``{"mean", "low", "high", "n"}`` (95% over seeds).  Units: exploitability in chips; budgets and
+calls in physical calls (one branch rollout; PPO: one hand).
+"""
+from __future__ import annotations
+
+from oscc_core.reporting.claims import Relation
+
+ARM_COLORS = {"cp_grpo": "#1f77b4", "independent": "#ff7f0e", "grpo": "#2ca02c", "ppo": "#d62728"}
+BAND_FLOOR = 1e-4        # chips: the lowest a band is drawn on the log axis (an interval may reach below 0)
+
+
+def budgets(design: dict) -> list[int]:
+    """The study's summary budgets (physical calls)."""
+    return [int(b) for b in design["budgets"]]
+
+
+def budget_label(design: dict, budget: int) -> str:
+    """'10x (614,400)': the budget as a multiple of the paper's, and in calls."""
+    return f"{budget // design['budget']}x ({budget:,})"
+
+
+def interval_cell(iv: dict, digits: int = 3) -> str:
+    """'mean [low, high]', the mean alone when no interval exists, '—' when nothing does."""
+    if iv["mean"] is None:
+        return "—"
+    if iv["low"] is None:
+        return f"{iv['mean']:.{digits}f}"
+    return f"{iv['mean']:.{digits}f} [{iv['low']:.{digits}f}, {iv['high']:.{digits}f}]"
+
+
+def calls_text(t: dict) -> str:
+    """Calls to reach a threshold: geometric mean [95% interval] (seeds that reach it / all), or 'never'."""
+    if t["geometric_mean"] is None:
+        return f"never (0/{t['seeds']})"
+    if t["low"] is None:
+        return f"{t['geometric_mean']:.3g} ({t['reached']}/{t['seeds']})"
+    return f"{t['geometric_mean']:.3g} [{t['low']:.3g}, {t['high']:.3g}] ({t['reached']}/{t['seeds']})"
+
+
+def _frame(rows: dict, index: str):
+    import pandas as pd
+
+    frame = pd.DataFrame.from_dict(rows, orient="index").fillna("not run")
+    frame.index.name = index
+    return frame
+
+
+def exploitability_frame(summary: dict, design: dict, quantity: str = "exploitability_average", digits: int = 3):
+    """Arms x budgets: seed mean and 95% t-interval of `quantity` (chips); 'not run' where an arm has no run."""
+    rows: dict = {}
+    for b in budgets(design):
+        for arm, q in summary.get(str(b), {"arms": {}})["arms"].items():
+            rows.setdefault(arm, {})[budget_label(design, b)] = interval_cell(q[quantity], digits)
+    return _frame(rows, "arm")
+
+
+def differences_frame(summary: dict, design: dict, digits: int = 3):
+    """Comparisons x budgets: paired difference arm - CP-GRPO (chips, seeds matched), its 95% interval, and the
+    seeds on which CP-GRPO is lower."""
+    rows: dict = {}
+    for b in budgets(design):
+        for name, d in summary.get(str(b), {"differences": {}})["differences"].items():
+            rows.setdefault(name, {})[budget_label(design, b)] = \
+                f"{interval_cell(d, digits)} ({d['cp_grpo_lower']}/{d['n']})"
+    return _frame(rows, "difference (chips)")
+
+
+def order_relation(entry: dict, arm: str, lowest: str) -> Relation:
+    """The paper's ordering of exploitability (CP-GRPO lowest) at one budget's `entry`: held when every paired
+    difference arm - CP-GRPO is above 0 on the seed means, resolved when every 95% interval of those differences
+    lies above 0.  `lowest` names the relation for CP-GRPO itself ('cp_grpo lowest ...')."""
+    diffs = entry["differences"]
+    names = list(diffs) if arm == "cp_grpo" else [f"{arm} - cp_grpo"]
+    text = lowest if arm == "cp_grpo" else f"cp_grpo < {arm} (paired, 95%)"
+    holds = all(diffs[n]["mean"] > 0 for n in names)
+    resolved = all(diffs[n]["low"] is not None and diffs[n]["low"] > 0 for n in names)
+    return Relation(text, holds, resolved)
+
+
+def plot_arms(ax, runs: dict, complete_only: bool = True) -> list[int]:
+    """On `ax`, each arm's mean exploitability of the average policy against physical calls with its 95% band
+    over seeds (`runs`: {arm: {seed: {budget: record}}}), log-log; returns the marks of the last arm drawn.
+    `complete_only` keeps the marks every seed of the arm reached."""
+    from oscc_core.method.stats import t_interval
+
+    marks: list[int] = []
+    for arm, seeds in runs.items():
+        marks = sorted({int(b) for rec in seeds.values() for b in rec})
+        if complete_only:
+            marks = [b for b in marks if all(str(b) in rec for rec in seeds.values())]
+        ivs = [t_interval([rec[str(b)]["exploitability_average"] for rec in seeds.values()]) for b in marks]
+        ax.plot(marks, [iv.mean for iv in ivs], "-", color=ARM_COLORS[arm], label=arm)
+        ax.fill_between(marks, [max(iv.low, BAND_FLOOR) for iv in ivs], [iv.high for iv in ivs],
+                        color=ARM_COLORS[arm], alpha=0.2, lw=0)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("physical calls per run")
+    return marks
+
+
+def run_text(run: dict | None) -> str:
+    """How the committed study's file was made: the runs its invocation computed, those read back from the run
+    store (computed by an earlier, stopped invocation), and that invocation's wall time and workers."""
+    if not run:
+        return "not recorded"
+    total = run.get("ran", 0) + run.get("stored", 0)
+    return (f"{run.get('ran', 0)} of {total} tasks computed by the invocation that wrote the file, the rest read "
+            f"back from its run store; that invocation took {run['seconds'] / 60:.0f} minutes on "
+            f"{run['workers']} workers")
