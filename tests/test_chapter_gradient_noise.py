@@ -165,11 +165,15 @@ def _notebook_defaults() -> dict:
             "epochs": 4, "learning_rate": 0.02, "behaviour_lag": 0.2, "lag_grid": [0.1], "learning_rate_grid": [0.01],
             "calibration_groups": 6_000, "block_size": 8, "pilot_blocks": 16, "bound_factor": 2.0, "delta": 0.05,
             "physical_budget": 0, "screen_seeds": [13], "screen_iterations": 2, "screen_groups": 4,
-            "screen_learning_rate": 0.5, "device": "cpu", "output_dir": None, "n_bootstrap": 20}
+            "screen_learning_rate": 0.5, "connectivity_seeds": [13, 17], "connectivity_batches": 2,
+            "connectivity_decision_points": 4, "connectivity_epochs": 2, "connectivity_learning_rate": 0.05,
+            "connectivity_lag_grid": [1], "connectivity_learning_rate_grid": [0.1], "connectivity_endpoint": "last",
+            "device": "cpu", "output_dir": None, "n_bootstrap": 20}
 
 
 @pytest.mark.parametrize("name, bad", [("noise_weights", "uniform"), ("root_policy_floor", 0.0),
-                                       ("root_policy_floor", 0.7), ("lag_grid", [])])
+                                       ("root_policy_floor", 0.7), ("lag_grid", []),
+                                       ("connectivity_endpoint", "best"), ("connectivity_lag_grid", [1.5])])
 def test_validate_names_the_bad_parameter(tmp_path, name, bad):
     values = _notebook_defaults() | {"output_dir": str(tmp_path), name: bad}
     with pytest.raises(ParameterError, match=f"^{name} "):
@@ -289,3 +293,24 @@ def test_the_ordering_phrase_claims_a_decided_order_only_when_every_stage_is_dec
     decided = [row(q, True) for q in ("return", "gradient", "update")]
     assert "every step decided" in gfindings.order_text(decided)
     assert "does not decide" in gfindings.order_text(decided[:2] + [row("update", False)])
+
+
+def _front(draws: dict, transitions: dict) -> dict:
+    return {a: SimpleNamespace(draws=draws[a], transitions=transitions[a]) for a in draws}
+
+
+def test_a_frontier_wall_time_is_compared_as_its_ratio_to_independents_in_physical_draws():
+    from oscc_core.chapters.gradient_noise.rows import frontier_cost_row
+
+    row = frontier_cost_row(_front({"independent": 1000, "full": 1000}, {"independent": 100, "full": 115}), "full")
+    assert row.paper == pytest.approx(106.67 / 105.21)          # the paper's seconds, full over independent
+    assert row.ours == 1.0 and row.verdict == "reproduced" and "1.150" in row.reason
+    doubled = frontier_cost_row(_front({"independent": 1000, "full": 2000}, {"independent": 1, "full": 1}), "full")
+    assert doubled.verdict == "not reproduced"
+
+
+def test_independent_samplings_own_frontier_wall_time_is_not_compared():
+    from oscc_core.chapters.gradient_noise.rows import frontier_cost_row
+
+    row = frontier_cost_row(_front({"independent": 1000}, {"independent": 1}), "independent")
+    assert row.verdict == "not compared" and "ratio" in row.reason

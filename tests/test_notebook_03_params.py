@@ -19,6 +19,8 @@ SMALL = {"n_groups": 3_000, "calibration_groups": 3_000, "pilot_blocks": 16, "n_
     ({"lag_grid": []}, "lag_grid"),
     ({"noise_weights": "uniform"}, "noise_weights"),
     ({"root_policy_floor": 0.0}, "root_policy_floor"),
+    ({"connectivity_lag_grid": [-1]}, "connectivity_lag_grid"),
+    ({"connectivity_seeds": [13]}, "connectivity_seeds"),
 ])
 def test_bad_parameter_stops_the_notebook_naming_it(tmp_path, parameters, name):
     assert_stops_naming(STEM, tmp_path, name, **parameters)
@@ -38,7 +40,7 @@ def test_small_run_writes_every_arm_and_table(tmp_path):
     control = results["settings"]["connectivity control"]["arms"]["full"]
     assert control["clip_fraction"]["value"] == 0
     assert set(results["tables"]) == {"proposition_3", "noise_transfer", "clipping", "physical_cost_frontier",
-                                      "scalar_screen"}
+                                      "scalar_screen", "connectivity_loop"}
     assert results["manifest"]["parameters"]["physical_budget"] == SMALL["physical_budget"]
     # the budget is a setting of the paper's run: it differs here, and the reason says what sets it
     budget = {r["claim id"]: r for r in results["paper_settings"]}["cost_frontier.independent.physical_calls"]

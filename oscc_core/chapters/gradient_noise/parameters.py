@@ -22,8 +22,12 @@ from oscc_core.reporting.params import ParameterError
 NAMES = ("n_groups", "seed", "root", "root_policy", "root_policy_floor", "noise_weights", "continuation",
          "cfr_iterations", "epsilon", "epochs", "learning_rate", "behaviour_lag", "lag_grid", "learning_rate_grid",
          "calibration_groups", "block_size", "pilot_blocks", "bound_factor", "delta", "physical_budget",
-         "screen_seeds", "screen_iterations", "screen_groups", "screen_learning_rate", "device", "output_dir",
+         "screen_seeds", "screen_iterations", "screen_groups", "screen_learning_rate", "connectivity_seeds",
+         "connectivity_batches", "connectivity_decision_points", "connectivity_epochs", "connectivity_learning_rate",
+         "connectivity_lag_grid", "connectivity_learning_rate_grid", "connectivity_endpoint", "device", "output_dir",
          "n_bootstrap")
+#: Names of the connectivity loop's parameters (recorded as they are checked).
+LOOP_NAMES = NAMES[NAMES.index("connectivity_seeds"):NAMES.index("device")]
 #: Memory per physical draw of the matched-cost frontier (traced collections of every arm, upper estimate).
 DRAW_BYTES = 1024
 #: Smallest budget of physical draws the matched-cost comparison accepts.
@@ -82,6 +86,14 @@ class Parameters:
     screen_iterations: int
     screen_groups: int
     screen_learning_rate: float
+    connectivity_seeds: list
+    connectivity_batches: int
+    connectivity_decision_points: int
+    connectivity_epochs: int
+    connectivity_learning_rate: float
+    connectivity_lag_grid: list
+    connectivity_learning_rate_grid: list
+    connectivity_endpoint: str
     device: str
     output_dir: str
     n_bootstrap: int
@@ -104,7 +116,44 @@ class Parameters:
                 "pilot_blocks": self.pilot_blocks, "bound_factor": self.bound_factor, "delta": self.delta,
                 "physical_budget": self.budget, "screen_seeds": self.screen_seeds,
                 "screen_iterations": self.screen_iterations, "screen_groups": self.screen_groups,
-                "screen_learning_rate": self.screen_learning_rate, "n_bootstrap": self.n_bootstrap, "game": LEDUC}
+                "screen_learning_rate": self.screen_learning_rate, "n_bootstrap": self.n_bootstrap, "game": LEDUC,
+                **{k: getattr(self, k) for k in LOOP_NAMES}}
+
+    def loop_schedule(self):
+        """The connectivity loop's schedule: logical batches, decision points, epochs, the clip range."""
+        from oscc_core.learning.loop import Schedule
+
+        return Schedule(iterations=self.connectivity_batches, decision_points=self.connectivity_decision_points,
+                        epochs=self.connectivity_epochs, epsilon=self.epsilon,
+                        learning_rate=self.connectivity_learning_rate)
+
+
+def check_lags(name: str, values) -> list[int]:
+    """A non-empty list of behaviour lags, each an integer number of iterations in [0, 100]."""
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ParameterError(f"{name} must be a non-empty list of integers, got {values!r}.")
+    return [params.check_int(name, x, 0, 100) for x in values]
+
+
+def check_loop(v: dict) -> None:
+    """The connectivity loop's parameters, checked in place."""
+    from oscc_core.chapters.gradient_noise.connectivity import ENDPOINTS
+
+    v["connectivity_seeds"] = params.check_seeds("connectivity_seeds", v["connectivity_seeds"])
+    if len(set(v["connectivity_seeds"])) < 2:
+        raise ParameterError("connectivity_seeds must hold at least two different seeds (the intervals are over "
+                             f"seeds), got {v['connectivity_seeds']!r}.")
+    v["connectivity_batches"] = params.check_int("connectivity_batches", v["connectivity_batches"], 1, 10_000)
+    v["connectivity_decision_points"] = params.check_int("connectivity_decision_points",
+                                                         v["connectivity_decision_points"], 1, 100_000)
+    v["connectivity_epochs"] = params.check_int("connectivity_epochs", v["connectivity_epochs"], 1, 1_000)
+    v["connectivity_learning_rate"] = params.check_float("connectivity_learning_rate",
+                                                         v["connectivity_learning_rate"], 0.0, 100.0, open_low=True)
+    v["connectivity_lag_grid"] = check_lags("connectivity_lag_grid", v["connectivity_lag_grid"])
+    v["connectivity_learning_rate_grid"] = check_floats("connectivity_learning_rate_grid",
+                                                        v["connectivity_learning_rate_grid"], 0.0, 100.0,
+                                                        open_low=True)
+    v["connectivity_endpoint"] = params.check_choice("connectivity_endpoint", v["connectivity_endpoint"], ENDPOINTS)
 
 
 def validate(namespace) -> Parameters:
@@ -143,6 +192,7 @@ def validate(namespace) -> Parameters:
     v["screen_groups"] = params.check_int("screen_groups", v["screen_groups"], 1, 1_000_000)
     v["screen_learning_rate"] = params.check_float("screen_learning_rate", v["screen_learning_rate"], 0.0, 100.0,
                                                    open_low=True)
+    check_loop(v)
     v["n_bootstrap"] = params.check_int("n_bootstrap", v["n_bootstrap"], 10, 100_000)
     torch_device = params.check_device("device", v["device"])
     out_dir = params.check_output_dir("output_dir", v["output_dir"])

@@ -1,0 +1,76 @@
+"""Learners whose behaviour policy lags: iteration t collects with the policy of iteration t - lag.
+
+The learners of `loop.Learners` collect with the current policy pi_t and
+start each update at it, so every importance ratio is 1 at the first epoch.
+A behaviour-checkpoint lag L (in iterations) keeps the logits of the last L
+iterations: iteration t draws its decision points, plays its lanes and
+freezes pi0 with the checkpoint of iteration max(t - L, 0), while the update
+still starts from the current logits.  The ratios pi_t / pi0 then start away
+from 1 and the clipped surrogate selects its clipped branch whenever they
+leave [1 - eps, 1 + eps].  Lag 0 is the plain learner.
+
+Only the torch engine runs here (the compiled kernels of `learning.fused`
+collect with the current policy).
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import torch
+
+from oscc_core.learning.ledger import FIELDS
+from oscc_core.learning.loop import TRAIN, Learners, RunSpec, Schedule
+from oscc_core.learning.tabular import masked_softmax, stacked_cdf, to_numpy
+from oscc_core.learning.visitation import decision_law, draw_decision_points
+
+
+class LaggedLearners(Learners):
+    """`loop.Learners` (torch engine) collecting with the checkpoint `lag` iterations back."""
+
+    def __init__(self, game, runs: list[RunSpec], schedule: Schedule, lag: int = 0, device="cpu") -> None:
+        if isinstance(lag, bool) or not isinstance(lag, int) or lag < 0:
+            raise ValueError(f"lag must be an integer >= 0 (iterations), got {lag!r}.")
+        super().__init__(game, runs, schedule, device=device, engine="torch")
+        self.lag = lag
+        self._checkpoints: deque = deque(maxlen=lag + 1)
+
+    def behaviour_logits(self) -> torch.Tensor:
+        """The logits of iteration max(t - lag, 0) (kept before each iteration)."""
+        self._checkpoints.append(self.logits.clone())
+        return self._checkpoints[0]
+
+    def step(self, group_base: torch.Tensor | None = None, split: int = TRAIN) -> None:
+        """One iteration of every active run, as `Learners.step` with the lagged behaviour policy."""
+        n = self.schedule.decision_points
+        active = self.active()
+        behaviour = masked_softmax(self.behaviour_logits(), self.legal)
+        tables = to_numpy(behaviour)
+        law = decision_law(self.game, tables, self.schedule.decision_law)
+        on = active.cpu().numpy()
+        self.cumulative[on] += law.own_reach[on, :, None] * tables[on]
+        base = torch.full_like(self.seeds, self.iteration * n) if group_base is None else group_base
+        groups = base.unsqueeze(1) + torch.arange(n, device=self.device)
+        points = draw_decision_points(self.game, law, self.seeds, split, groups)
+        cdf, last = stacked_cdf(behaviour)
+        self.draws.zero_()
+        self._update(self._collect(points, groups, split, active, cdf, last, behaviour))
+        self._pull(active)
+        self.ledger.add("iterations", torch.arange(len(self.runs), device=self.device), active.to(torch.int64))
+        if self.schedule.budget is not None:
+            self.spent |= self.ledger.counts["physical_calls"] >= self.schedule.budget
+        self.iteration += 1
+
+
+def train_lagged(game, runs: list[RunSpec], schedule: Schedule, lag: int = 0, device="cpu") -> LaggedLearners:
+    """Run every run of `runs` until it is done (`schedule.iterations`, or its budget); returns the learners
+    (last and average tables, ledger)."""
+    learners = LaggedLearners(game, runs, schedule, lag=lag, device=device)
+    while bool(learners.active().any()):
+        learners.step()
+    return learners
+
+
+def ledger_array(learners: Learners) -> np.ndarray:
+    """[fields, R] the learners' ledger counts (`learning.ledger.FIELDS` order)."""
+    return np.stack([learners.ledger.counts[f].cpu().numpy() for f in FIELDS])
