@@ -11,7 +11,15 @@ drifts from second to second, so each side is timed `--repeats` times,
 alternating, and the best time of each is compared.  Prints the rates and
 ratios.
 
+It then times every coupling arm of the cost frontier on the same groups
+(fused engine, best of `--repeats`) and prints each arm's wall time as a
+ratio to the independent arm's, beside the ratio of its physical draws
+(the portable cost the book's results keep) and the paper's ratio of wall
+seconds (tab:physical-cost-frontier).  Only this print shows seconds: no
+results file keeps them.
+
     .venv/bin/python benchmarks/bench_collect.py [--groups 1000000] [--openspiel-groups 20000] [--repeats 5]
+        [--arm-groups 200000]
 """
 from __future__ import annotations
 
@@ -22,6 +30,11 @@ import time
 import pyspiel
 
 from oscc_core import collect, uniform_policy
+from oscc_core.reporting import claims
+
+#: Collector arm -> the paper's arm key in tab:physical-cost-frontier; the reference arm first.
+FRONTIER_ARMS = {"independent": "independent", "root_only": "root_only", "continuation_only": "continuation_only",
+                 "full": "cp_grpo_full"}
 
 
 def openspiel_coupled_rollouts(n_groups: int, seed: int, policy: dict | None = None) -> int:
@@ -76,12 +89,34 @@ def rate(run, rollouts_of) -> float:
     return rollouts_of(result) / (time.perf_counter() - t0)
 
 
+def arm_wall_ratios(groups: int, repeats: int, device: str) -> None:
+    """Best-of-`repeats` wall time of each frontier arm on the same `groups` groups, as a ratio to the
+    independent arm's; beside it the ratio of physical draws and the paper's ratio of wall seconds."""
+    for arm in FRONTIER_ARMS:              # warm-up: each arm's compiled kernel
+        collect("leduc", "", arm, 10_000, seed=0, device=device, engine="fused")
+    best, draws = {}, {}
+    for _ in range(repeats):               # alternate the arms so a slow spell hits all of them
+        for arm in FRONTIER_ARMS:
+            t0 = time.perf_counter()
+            col = collect("leduc", "", arm, groups, seed=1, device=device, engine="fused")
+            best[arm] = min(best.get(arm, float("inf")), time.perf_counter() - t0)
+            draws[arm] = sum(col.physical_draws.values())
+    ref = next(iter(FRONTIER_ARMS))
+    paper_ref = float(claims.claim(f"cost_frontier.{FRONTIER_ARMS[ref]}.wall_time"))
+    print(f"\nwall time per arm relative to {ref} (best of {repeats}; {groups:,} groups per arm, fused engine)")
+    for arm, key in FRONTIER_ARMS.items():
+        paper = float(claims.claim(f"cost_frontier.{key}.wall_time")) / paper_ref
+        print(f"{arm:<18} wall {best[arm] / best[ref]:6.3f}   physical draws {draws[arm] / draws[ref]:6.3f}   "
+              f"paper wall {paper:6.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--groups", type=int, default=1_000_000)
     parser.add_argument("--openspiel-groups", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--arm-groups", type=int, default=200_000)
     args = parser.parse_args()
 
     for engine in ("fused", "torch"):   # warm-up: compiled kernel, tables, allocator
@@ -107,6 +142,7 @@ def main() -> None:
     for label in ("tabular", "uniform"):
         print(f"ratio fused / OpenSpiel {label:<7} = {ours['fused'] / theirs[label]:6.1f}x   "
               f"torch / OpenSpiel {label:<7} = {ours['torch'] / theirs[label]:5.1f}x   (target >= 100x)")
+    arm_wall_ratios(args.arm_groups, args.repeats, args.device)
 
 
 if __name__ == "__main__":

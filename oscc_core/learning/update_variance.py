@@ -7,6 +7,12 @@ no draw with each other or with training.  With D_k the flattened logit
 displacement theta_k - theta (unitless logits), the update variance is
     sum over coordinates of the unbiased sample variance of D_k over k
 = trace of Cov(D).  All replicates of all runs advance in one batched step.
+
+`arms` (optional, one `learning.arms.LearnerArm` per run) replaces the
+sampling construction of the runs' arms, e.g. the root-only and
+continuation-only couplings of `learning.coupling_arms`, which no learner
+arm of its own has; those batches step on the torch path, the one that reads
+each run's construction at every step.
 """
 from __future__ import annotations
 
@@ -22,12 +28,18 @@ VALIDATION = rng.SPLITS["validation"]
 
 
 def update_variances(game, runs: list[RunSpec], logits: torch.Tensor, values: torch.Tensor,
-                     schedule: Schedule, replicates: int, device="cpu") -> np.ndarray:
-    """[R] update variance (logits^2) of each run from its state logits [R, n_info, A], values [R, n_info]."""
+                     schedule: Schedule, replicates: int, device="cpu", arms: list | None = None) -> np.ndarray:
+    """[R] update variance (logits^2) of each run from its state logits [R, n_info, A], values [R, n_info];
+    `arms`: each run's sampling construction in place of its arm's (see the module docstring)."""
     r, k = len(runs), int(replicates)
+    if arms is not None and len(arms) != r:
+        raise ValueError(f"arms needs one construction per run ({r}), got {len(arms)}.")
     start = logits.repeat_interleave(k, dim=0).clone()
     batch = Learners(game, [run for run in runs for _ in range(k)], replace(schedule, budget=None, iterations=1),
-                     device=device, logits=start.clone(), values=values.repeat_interleave(k, dim=0).clone())
+                     device=device, logits=start.clone(), values=values.repeat_interleave(k, dim=0).clone(),
+                     **({} if arms is None else {"engine": "torch"}))
+    if arms is not None:
+        batch.arms = [arm for arm in arms for _ in range(k)]
     base = torch.arange(k, device=start.device).repeat(r) * schedule.decision_points
     batch.step(group_base=base, split=VALIDATION)
     d = (batch.logits - start).reshape(r, k, -1).cpu().numpy()

@@ -3,7 +3,9 @@
 `validate` reads exactly the declared names from the notebook's namespace,
 checks each one (a bad value raises `ParameterError` naming it, before any
 computation or file write) and returns the checked values.  Sizes are counts
-of comparison groups, the margin is in chips.
+of comparison groups, the margin is in chips; the `update_*` parameters set
+the one learner step behind each ablation arm's update variance (replicate
+iterations, decision points N, epochs E and step size eta in logits).
 """
 from __future__ import annotations
 
@@ -16,9 +18,12 @@ from oscc_core.games import LEDUC
 from oscc_core.reporting import params
 from oscc_core.reporting.params import ParameterError
 
+#: Arms that take the learner step behind the update variances (every seed, every replicate).
+UPDATE_ARMS = 4
 #: The notebook's parameters, in the order of its parameters cell.
 DECLARED = ("n_groups", "seed", "root", "continuation", "cfr_iterations", "device", "output_dir", "n_bootstrap",
-            "equivalence_margin", "seeds", "seed_groups", "budgets", "budget_groups")
+            "equivalence_margin", "seeds", "seed_groups", "budgets", "budget_groups", "update_replicates",
+            "update_decision_points", "update_epochs", "update_learning_rate")
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,10 @@ class Parameters:
     seed_groups: int
     budgets: list
     budget_groups: int
+    update_replicates: int
+    update_decision_points: int
+    update_epochs: int
+    update_learning_rate: float    # eta, logits per unit of the surrogate's gradient
     game: str = LEDUC
 
     @property
@@ -48,7 +57,10 @@ class Parameters:
         return {"n_groups": self.n_groups, "seed": self.seed, "root": self.root, "continuation": self.continuation,
                 "cfr_iterations": self.cfr_iterations, "n_bootstrap": self.n_bootstrap,
                 "equivalence_margin": self.equivalence_margin, "seeds": self.seeds, "seed_groups": self.seed_groups,
-                "budgets": self.budgets, "budget_groups": self.budget_groups, "game": self.game}
+                "budgets": self.budgets, "budget_groups": self.budget_groups,
+                "update_replicates": self.update_replicates, "update_decision_points": self.update_decision_points,
+                "update_epochs": self.update_epochs, "update_learning_rate": self.update_learning_rate,
+                "game": self.game}
 
 
 def validate(namespace: Mapping) -> Parameters:
@@ -68,10 +80,19 @@ def validate(namespace: Mapping) -> Parameters:
         "seed_groups": params.check_size("seed_groups", v["seed_groups"], 100),
         "budgets": [params.check_int("budgets", k, 1, 64) for k in params.check_ints("budgets", v["budgets"], 1)],
         "budget_groups": params.check_size("budget_groups", v["budget_groups"], 100),
+        "update_replicates": params.check_int("update_replicates", v["update_replicates"], 2, 4_096),
+        "update_decision_points": params.check_int("update_decision_points", v["update_decision_points"], 1,
+                                                   100_000),
+        "update_epochs": params.check_int("update_epochs", v["update_epochs"], 1, 100),
+        "update_learning_rate": params.check_float("update_learning_rate", v["update_learning_rate"], 0.0, 1e4,
+                                                   open_low=True),
         "device": v["device"],
         "torch_device": params.check_device("device", v["device"]),
         "output_dir": params.check_output_dir("output_dir", v["output_dir"]),
     }
+    params.check_memory("update_replicates x update_decision_points",
+                        checked["update_replicates"] * checked["update_decision_points"] * UPDATE_ARMS
+                        * len(checked["seeds"]), params.GROUP_BYTES, unit="decision point")
     source = params.check_policy_source("continuation", v["continuation"])
     policy = params.resolve_continuation("continuation", source, checked["cfr_iterations"])
     root = params.check_root("root", v["root"], policy)

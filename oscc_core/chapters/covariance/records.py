@@ -16,8 +16,9 @@ from oscc_core.reporting import findings as fnd
 from oscc_core.reporting import tables as tab
 
 #: The tables of the results file, in the chapter's order.
-TABLES = ("settings", "fixed_root", "marginal_equivalence", "variance_identity", "coupling_factors",
-          "seed_precision", "strata", "budget", "cfr_plus_alternative", "not_compared")
+TABLES = ("settings", "fixed_root", "paper_intervals", "marginal_equivalence", "variance_identity",
+          "coupling_factors", "coupling_calls", "update_variance", "seed_precision", "strata", "budget",
+          "cfr_plus_alternative", "not_compared")
 
 
 def arm_records(audit: PairedAudit) -> dict:
@@ -62,9 +63,9 @@ def counted(tables: dict[str, list]) -> dict[str, list]:
 
 
 def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: list[dict],
-            identity_records: dict, grid, budget_grid, findings: fnd.Findings) -> dict:
-    """The results file's payload: arm records, every table's rows, the exact grids, the verdict counts (of
-    primary rows) and the findings.
+            identity_records: dict, grid, budget_grid, findings: fnd.Findings, update_records: dict) -> dict:
+    """The results file's payload: arm records, every table's rows, the exact grids, the update variance of
+    each arm and seed (`update_records`, logits^2), the verdict counts (of primary rows) and the findings.
 
     `tables` maps the names of `TABLES` to their rows; refuses a claim id with two primary rows.
     """
@@ -81,7 +82,10 @@ def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: li
         "marginal_equivalence": {"decisions": equivalence_records,
                                  "rows": tab.rows_record(tables["marginal_equivalence"])},
         "variance_identity": {"arms": identity_records, "rows": tab.rows_record(tables["variance_identity"])},
+        "paper_intervals": tab.rows_record(tables["paper_intervals"]),
         "coupling_factors": tab.rows_record(tables["coupling_factors"]),
+        "coupling_calls": tab.rows_record(tables["coupling_calls"]),
+        "update_variance": {"seeds": update_records, "rows": tab.rows_record(tables["update_variance"])},
         "seed_precision": tab.rows_record(tables["seed_precision"]),
         "strata": tab.rows_record(tables["strata"]),
         "budget": tab.rows_record(tables["budget"]),

@@ -1,0 +1,65 @@
+"""The paper's printed 95% intervals against ours, as intervals (`Row.interval_pair`).
+
+Agreement: the midpoints differ by at most sqrt(h_paper^2 + h_ours^2) (h: a
+half-width), the 95% interval of the difference of two independent
+estimates; the reason says whether the intervals overlap and which contains
+the other.  Ours are the paired root-bootstrap percentile intervals of the
+fixed-root audit: the full arm's contrast variance and check-bet covariance
+and the ratio full / independent (chips^2, unitless) of tab:main-uncertainty,
+and each branch's mean difference full - independent (chips) of the
+precision prose and tab:marginal-equivalence.  Each row declares the relation
+the paper states for its quantity, so a size that does not agree can be
+partly.
+
+The equivalence table prints each branch's interval as two entries (95% CI
+low and high); the prose prints the same interval as one.  The interval is
+one comparison: each of the three entries gets a primary row with that
+comparison, the table's two naming the end they print.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from oscc_core.chapters.covariance.equivalence import equivalent
+from oscc_core.chapters.covariance.pair_rows import PAPER_BRANCH, pair_relation
+from oscc_core.chapters.covariance.paired_audit import PairedAudit
+from oscc_core.reporting.rows import Row
+
+#: tab:main-uncertainty's intervals: claim id -> (quantity, relation key of `pair_relation`).
+UNCERTAINTY = {"main_uncertainty.contrast_variance.interval": ("full: contrast variance", "paired_variance"),
+               "main_uncertainty.variance_ratio.interval": ("ratio full / independent", "variance_ratio"),
+               "main_uncertainty.check_bet_covariance.interval": ("full: check-bet covariance", "covariance")}
+#: The ends of the equivalence table's interval: claim-id suffix -> words.
+ENDS = {"ci_low": "low end", "ci_high": "high end"}
+
+
+def uncertainty_rows(audit: PairedAudit) -> list[Row]:
+    """tab:main-uncertainty's bootstrap intervals against the audit's paired bootstrap intervals."""
+    est = {"paired_variance": audit.contrast_var("full"), "variance_ratio": audit.ratio(),
+           "covariance": audit.covariance("full")}
+    return [Row.interval_pair(q, cid, est[k].low, est[k].high, est[k].value,
+                              pair_relation(k, audit))
+            for cid, (q, k) in UNCERTAINTY.items()]
+
+
+def equivalence_interval_rows(audit: PairedAudit, records: list[dict]) -> list[Row]:
+    """Each branch's 95% interval of the mean difference full - independent (prose and table) against ours;
+    the table's low and high entries take the same comparison, their reason naming the end."""
+    if audit.actions != list(PAPER_BRANCH):
+        return []
+    rows = []
+    for rec, name in zip(records, audit.actions):
+        word = PAPER_BRANCH[name]
+        prose = Row.interval_pair(f"{word}: mean difference", f"text_precision.{word}.bootstrap_interval",
+                                  rec["ci95_low"], rec["ci95_high"], rec["difference"], equivalent(rec))
+        rows.append(prose)
+        for suffix, end in ENDS.items():
+            rows.append(replace(prose, quantity=f"{word}: {end} (table)",
+                                claim_id=f"marginal_equivalence.{word}.{suffix}",
+                                reason=f"the {end} of the interval the prose prints; {prose.reason}"))
+    return rows
+
+
+def interval_rows(audit: PairedAudit, records: list[dict]) -> list[Row]:
+    """Every interval the paper prints for the fixed-root audit, against ours."""
+    return uncertainty_rows(audit) + equivalence_interval_rows(audit, records)

@@ -1,0 +1,124 @@
+"""Update variance of every ablation arm: one learner step per arm on matched batches (logits^2).
+
+The paper's coupling-factor and ablation tables print an "update variance"
+per arm, from "matched logical batches" with the same optimizer schedule in
+every arm; they give neither the state the update starts from nor the
+schedule.  We use the estimator of the learning chapters
+(`learning.update_variance.update_variances`): from a fixed state, K
+replicate iterations on disjoint validation batches, and the trace of the
+covariance of the logit displacement (logits^2, unitless logits).  The state
+is the chapter's continuation policy (its log-probabilities as logits; the
+uniform policy is all-zero logits); the schedule is the notebook's
+`update_*` parameters.  Every arm steps on the same decision points at each
+seed (matched batches), so per-seed differences between arms are paired.
+
+The root-only and continuation-only arms have no learner arm of their own;
+they step with the collector arm's construction (`learning.coupling_arms`).
+The policy-namespace ablation re-addresses policy streams that the learner
+does not namespace: its law is the independent arm's, so its row takes the
+independent arm's values and says so.  There is no exact counterpart: E
+clipped epochs make the displacement a nonlinear function of the batch.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import torch
+
+from oscc_core.chapters.covariance.coupling import ABLATION_NAMES, PAPER_ARM_NAMES
+from oscc_core.engine.arms import PAPER_ARMS
+from oscc_core.games import get_game
+from oscc_core.learning import summary
+from oscc_core.learning.coupling_arms import BASE_RUN_ARM, LEARNER_CONSTRUCTION, coupling_learner_arm
+from oscc_core.learning.loop import RunSpec, Schedule
+from oscc_core.learning.update_variance import update_variances
+from oscc_core.policy import resolve_policy
+from oscc_core.reporting.rows import Relation, Row
+
+KEY = "update_variance"
+#: Smallest probability whose log is a logit of the state (a legal action the continuation never plays).
+FLOOR = 1e-12
+#: The arm whose law the namespace ablation has (and whose values its row takes).
+SAME_LAW = {"policy_namespace": "independent"}
+NAMESPACE_REASON = ("the learner does not namespace policy streams; the namespaced arm has the independent arm's "
+                    "law, so ours is the independent arm's update variance")
+
+
+def state_logits(game: str, policy) -> torch.Tensor:
+    """[n_info, A] logits of the continuation `policy`: all 0 for "uniform" (every learner's initial state);
+    for a tabular dict the log-probabilities of the legal actions (at least log FLOOR), 0 on illegal ones
+    (masked by every learner)."""
+    g = get_game(game)
+    legal = g.infostates.legal
+    if isinstance(policy, str) and policy == "uniform":
+        return torch.zeros(legal.shape, dtype=torch.float64)
+    table = resolve_policy(g, policy)
+    return torch.from_numpy(np.where(legal, np.log(np.maximum(table, FLOOR)), 0.0))
+
+
+def schedule(p) -> Schedule:
+    """The one-iteration schedule of the update: the notebook's N, E and eta."""
+    return Schedule(iterations=1, decision_points=p.update_decision_points, epochs=p.update_epochs,
+                    learning_rate=p.update_learning_rate)
+
+
+def update_records(p) -> dict:
+    """{arm: {seed: {"update_variance": v}}} for each arm with a learner construction, every seed of `p.seeds`,
+    `p.update_replicates` replicates each, from the continuation's state (logits^2)."""
+    arms = [a for a, ok in LEARNER_CONSTRUCTION.items() if ok]
+    runs = [RunSpec(BASE_RUN_ARM, s) for _ in arms for s in p.seeds]
+    logits = state_logits(p.game, p.policy).to(p.torch_device)
+    values = torch.zeros(logits.shape[0], dtype=torch.float64, device=p.torch_device)
+    r = len(runs)
+    v = update_variances(p.game, runs, logits.expand(r, -1, -1).clone(), values.expand(r, -1).clone(),
+                         schedule(p), p.update_replicates, p.torch_device,
+                         arms=[coupling_learner_arm(a) for a in arms for _ in p.seeds])
+    it = iter(v.tolist())
+    return {a: {str(s): {KEY: next(it)} for s in p.seeds} for a in arms}
+
+
+#: The relation the paper states for the update variances, as its prose states it for the contrast variances
+#: ("both partial-coupling arms reduce ..., and their combination gives the lowest value"; bold marks the lowest):
+#: (arm, arm it lies below) pairs.
+BELOW = (("root_only", "independent"), ("continuation_only", "independent"), ("full", "independent"),
+         ("full", "root_only"), ("full", "continuation_only"))
+
+
+def ordering(records: dict) -> Relation:
+    """Each coupled arm's update variance below the independent arm's, the full arm's the lowest: holds on the
+    seed means; resolved when every pair's per-seed paired difference has its 95% interval below 0 (the arms
+    share each seed's decision points)."""
+    mean = {a: float(summary.values(records, a, KEY).mean()) for a in PAPER_ARMS}
+    holds = all(mean[a] < mean[b] for a, b in BELOW)
+    resolved = all(summary.paired_difference(records, a, b, KEY).high < 0 for a, b in BELOW)
+    return Relation("update variance: root_only, continuation_only < independent; full lowest", holds, resolved)
+
+
+def _row(quantity: str, claim_id: str, records: dict, arm: str, relation: Relation | None) -> Row:
+    iv = summary.interval(records, SAME_LAW.get(arm, arm), KEY)
+    row = Row.compare(quantity, claim_id, iv.mean, iv.low, iv.high, relation, positive=True)
+    return replace(row, reason=NAMESPACE_REASON) if arm in SAME_LAW else row
+
+
+def update_rows(records: dict) -> list[Row]:
+    """tab:app-p1-coupling-factors' update column and tab:app-p1-ablations' update-variance column against our
+    seed means with their 95% log-scale t-intervals over seeds (logits^2)."""
+    rel = ordering(records)
+    rows = [_row(f"factors, {arm}", f"coupling_factors.{p}.update", records, arm, rel)
+            for arm, p in PAPER_ARM_NAMES.items()]
+    rows += [_row(f"ablation, {arm}", f"ablations.{p}.update_variance", records, arm,
+                  None if arm in SAME_LAW else rel) for arm, p in ABLATION_NAMES.items()]
+    return rows
+
+
+def update_frame(records: dict):
+    """Per arm: the update variance of each seed and the seed mean (logits^2), as a table."""
+    import pandas as pd
+
+    out = []
+    for arm, by_seed in records.items():
+        v = [rec[KEY] for rec in by_seed.values()]
+        out.append({"arm": arm, **{f"seed {s}": f"{rec[KEY]:.4g}" for s, rec in by_seed.items()},
+                    "mean": f"{np.mean(v):.4g}"})
+    return pd.DataFrame(out).set_index("arm")
