@@ -22,7 +22,9 @@ pyspiel tree per iteration gives both the law (step 1) and the own reaches
 (step 5, which uses the same pi0), `random.Random` draws everything else.
 This machine is a shared virtual one whose speed drifts, so each side is
 timed `--repeats` times, alternating, and the best rate of each is compared.
-Also prints the time of one batched iteration of 2 arms x 5 seeds (cp_grpo
+Also prints the iterations per second of one run of the converging learner
+(counterfactual decision points, proximal pull alpha 0.5, kappa 0.1, eta 128:
+the study's CP-GRPO choice; the same N and E), and the time of one batched iteration of 2 arms x 5 seeds (cp_grpo
 and independent, seeds 13 17 23 29 31) in one `Learners` object.  On the
 CPU, `Learners` takes its fused numba path (`oscc_core.learning.fused`,
 bitwise the same results as the torch path); `--device cuda` times the torch
@@ -45,6 +47,7 @@ import pyspiel
 import torch
 
 from oscc_core.learning.loop import Learners, RunSpec, Schedule
+from oscc_core.learning.study_design import CONVERGING, learner_schedule
 
 GAME = "leduc"
 DECISION_POINTS = 128
@@ -54,6 +57,7 @@ EPSILON = 0.2
 SEED = 13
 BATCH_RUNS = [RunSpec(arm, seed) for arm in ("cp_grpo", "independent") for seed in (13, 17, 23, 29, 31)]
 TARGET = 50.0
+CONVERGING_CHOICE = {"eta": 128.0, "alpha": 0.5, "kappa": 0.1}     # the study's CP-GRPO choice
 
 
 def schedule() -> Schedule:
@@ -202,8 +206,10 @@ def main() -> None:
 
     ours = Learners(GAME, [RunSpec("cp_grpo", SEED)], schedule(), device=args.device)
     batch = Learners(GAME, BATCH_RUNS, schedule(), device=args.device)
+    converging = Learners(GAME, [RunSpec("cp_grpo", SEED)],
+                          learner_schedule(CONVERGING, schedule(), **CONVERGING_CHOICE), device=args.device)
     theirs = OpenSpielCPGRPO(SEED)
-    for step in (ours.step, ours.step, batch.step, batch.step, theirs.step):   # warm-up: tables, allocator
+    for step in (ours.step, ours.step, batch.step, batch.step, converging.step, converging.step, theirs.step):   # warm-up: tables, allocator
         step()
     sync = torch.cuda.synchronize if ours.device.type == "cuda" else (lambda: None)
 
@@ -215,11 +221,16 @@ def main() -> None:
         batch.step()
         sync()
 
-    best = {"ours": 0.0, "openspiel": 0.0, "batch": 0.0}
+    def converging_step():
+        converging.step()
+        sync()
+
+    best = {"ours": 0.0, "openspiel": 0.0, "batch": 0.0, "converging": 0.0}
     for _ in range(args.repeats):  # alternate the contestants so a slow spell hits all of them
         best["ours"] = max(best["ours"], rate(ours_step, args.iterations))
         best["openspiel"] = max(best["openspiel"], rate(theirs.step, args.openspiel_iterations))
         best["batch"] = max(best["batch"], rate(batch_step, args.batch_iterations))
+        best["converging"] = max(best["converging"], rate(converging_step, args.iterations))
     print(f"best of {args.repeats} alternating runs; Leduc CP-GRPO, N = {DECISION_POINTS} decision points, "
           f"E = {EPOCHS} epochs, device {args.device}, "
           f"{torch.get_num_threads()} torch threads")
@@ -227,6 +238,8 @@ def main() -> None:
           f"({args.iterations} per repeat)")
     print(f"OpenSpiel loop, pyspiel states + dict policy      : {best['openspiel']:10.2f} iterations/s "
           f"({args.openspiel_iterations} per repeat)")
+    print(f"oscc_core converging learner, 1 run (cp_grpo/{SEED}) : {best['converging']:10.2f} iterations/s "
+          f"(counterfactual law, proximal pull; {args.iterations} per repeat)")
     per_run = best["batch"] * len(BATCH_RUNS)     # run-iterations per second inside the batch
     print(f"oscc_core Learners.step, 2 arms x 5 seeds batched : {1e3 / best['batch']:10.1f} ms per iteration "
           f"({1e3 / per_run:.2f} ms per run-iteration, {per_run / best['openspiel']:.1f}x OpenSpiel per run)")

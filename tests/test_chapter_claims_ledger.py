@@ -49,6 +49,18 @@ def by_id(lines):
 
 # --- the committed results -----------------------------------------------------------------
 
+def test_the_committed_ledger_compares_every_result_some_chapter_could_measure():
+    lines, _ = build(REPO_ROOT / "results")
+    assert [r["id"] for r in lines if r["kind"] != "setup" and r["basis"] == "no row"] == []
+
+
+def test_every_committed_wall_time_is_a_ratio_or_says_what_no_ratio_captures():
+    lines, _ = build(REPO_ROOT / "results")
+    walls = [r for r in lines if ledger.is_wall_time(r["id"])]
+    assert len(walls) >= 15
+    assert all(r["verdict"] != "not compared" or "ratio" in r["reason"] for r in walls)
+
+
 def test_every_claim_id_once_and_counts_add_up():
     lines, _ = build(REPO_ROOT / "results")
     ids = Counter(r["id"] for r in lines)
@@ -178,6 +190,14 @@ def test_a_setting_with_a_verdict_and_a_result_with_a_status_are_refused(tmp_pat
     write_results(tmp_path, "02_covariance", {"rows": [{**good, "status": "adopted"}]})
     line = by_id(build(tmp_path)[0])[setup]
     assert (line["status"], line["verdict"]) == ("adopted", None)
+
+
+def test_a_wall_time_not_compared_without_naming_what_no_ratio_captures_is_refused():
+    line = {"id": "grpo_ppo.independent.cost", "kind": "result", "verdict": "not compared", "basis": "row",
+            "reason": "wall time depends on the machine"}
+    with pytest.raises(ledger.LedgerError, match="no ratio"):
+        ledger.check_ledger([line], [line["id"]])
+    ledger.check_ledger([{**line, "reason": "the reference's ratio to itself is 1 by definition"}], [line["id"]])
 
 
 def test_a_reproduced_entry_whose_relation_fails_and_an_impossible_one_without_reading_are_refused():

@@ -48,7 +48,10 @@ RANKS = "JQK"
 # ----- shared fixtures ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def defaults(tmp_path_factory) -> dict:
-    return {**parameter_defaults("05_solver"), "output_dir": str(tmp_path_factory.mktemp("solver_results"))}
+    """The notebook's defaults, its study file's path read from the notebooks' folder as the notebook does."""
+    d = parameter_defaults("05_solver")
+    return {**d, "output_dir": str(tmp_path_factory.mktemp("solver_results")),
+            "study_file": str(NOTEBOOK.parent / d["study_file"])}
 
 
 @pytest.fixture(scope="module")
@@ -378,7 +381,8 @@ def hand_records(best_return: str) -> dict:
     for i, arm in enumerate(rows.POLICY_ROW):
         ret = 1.0 if arm == best_return else -0.1 * (i + 1)
         out[arm] = {str(s): {"mean_return": ret + 0.01 * s, "task_success": 0.5, "update_variance": 1.0,
-                             "player0_value": 0.0, "exploitability": 1.0} for s in (1, 2)}
+                             "player0_value": 0.0, "exploitability": 1.0,
+                             "ledger": {"physical_calls": 61440, "transitions": 160000}} for s in (1, 2)}
     return out
 
 
@@ -613,3 +617,30 @@ def test_the_findings_box_states_the_chapters_own_numbers_and_only_the_rows_impo
     assert "1.27 to 1.55 chips" in box["does not hold"]                      # seed means 1.27 ... 1.55
     assert "after 93 iterations in Leduc" in box["holds"] and "inconclusive" in box["does not hold"]
     assert "0.4926" in box["impossible or open"] and box["impossible or open"].count(" = ") == 1
+
+
+def _ledger_records(calls: dict, transitions: dict) -> dict:
+    return {arm: {"13": {"ledger": {"physical_calls": calls[arm], "transitions": transitions[arm]}}} for arm in calls}
+
+
+def test_a_cost_is_compared_as_its_ratio_to_independents_in_physical_calls():
+    records = _ledger_records({"cp_grpo": 61440, "independent": 61440}, {"cp_grpo": 170000, "independent": 160000})
+    row = rows.cost_ratio_row("cost", "grpo_ppo.cp_grpo_paired.cost", "grpo_ppo.independent.cost", records,
+                              "cp_grpo")
+    assert row.paper == pytest.approx(108.73 / 108.19)          # the paper's seconds, CP-GRPO over independent
+    assert row.ours == 1.0 and row.verdict == "reproduced"
+    assert "1.062" in row.reason                                 # 170,000 / 160,000 transitions
+
+
+def test_a_cost_ratio_of_twice_the_calls_is_not_reproduced():
+    records = _ledger_records({"cp_grpo": 122880, "independent": 61440}, {"cp_grpo": 1, "independent": 1})
+    row = rows.cost_ratio_row("cost", "grpo_ppo.cp_grpo_paired.cost", "grpo_ppo.independent.cost", records,
+                              "cp_grpo")
+    assert row.ours == 2.0 and row.verdict == "not reproduced"
+
+
+def test_the_reference_arms_own_cost_is_not_compared_with_a_reason():
+    records = _ledger_records({"independent": 61440}, {"independent": 1})
+    row = rows.cost_ratio_row("cost", "grpo_ppo.independent.cost", "grpo_ppo.independent.cost", records,
+                              "independent")
+    assert row.verdict == "not compared" and "by definition" in row.reason

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from openspiel_reference import deal_values
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -243,27 +244,7 @@ def test_every_impossible_row_names_its_reading_and_bound():
 def uniform_walk() -> dict:
     """Per ordered private-card deal (P0 card, P1 card): player 0's value under uniform self-play, by a walk over
     pyspiel states."""
-    game = pyspiel.load_game("leduc_poker")
-    out = {}
-    for c0 in range(6):
-        for c1 in range(6):
-            if c0 == c1:
-                continue
-            state = game.new_initial_state()
-            state.apply_action(c0)
-            state.apply_action(c1)
-            stack, value = [(state, 1.0)], 0.0
-            while stack:
-                s, p = stack.pop()
-                if s.is_terminal():
-                    value += p * s.returns()[0]
-                elif s.is_chance_node():
-                    stack.extend((s.child(a), p * q) for a, q in s.chance_outcomes())
-                else:
-                    legal = s.legal_actions()
-                    stack.extend((s.child(a), p / len(legal)) for a in legal)
-            out[(c0, c1)] = value
-    return out
+    return deal_values("leduc_poker", lambda player, info, legal: {a: 1.0 / len(legal) for a in legal})
 
 
 def test_uniform_value_per_deal_and_per_pair_are_a_pyspiel_walks():

@@ -37,12 +37,20 @@ NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "06_transfer.i
 MATCH = 1e-9                 # chips (chips^2 for variances): ours against pyspiel
 ETA = 4.0                    # the small operating point's step size
 KUHN_INFOSTATES = {f"{c}{h}" for c in "012" for h in ("", "p", "b", "pb")}
+ARMS = ("cp_grpo", "independent", "grpo", "ppo")
+#: A Leduc choices file for the tests ({learner: {arm: {eta, alpha, kappa}}}): the notebook's default is the
+#: committed Leduc study, a path relative to notebooks/.
+CHOICES = {"literal": {arm: {"eta": 4.0, "alpha": 0.0, "kappa": 0.0} for arm in ARMS},
+           "converging": {arm: {"eta": 16.0, "alpha": 0.5, "kappa": 0.1} for arm in ARMS}}
 
 
 # ----- shared fixtures ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def defaults(tmp_path_factory) -> dict:
-    return {**parameter_defaults("06_transfer"), "output_dir": str(tmp_path_factory.mktemp("transfer_results"))}
+    where = tmp_path_factory.mktemp("transfer_results")
+    (where / "choices.json").write_text(json.dumps(CHOICES))
+    return {**parameter_defaults("06_transfer"), "output_dir": str(where),
+            "leduc_study": str(where / "choices.json"), "study_file": ""}
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +109,13 @@ def test_the_notebook_defaults_validate(defaults):
     ("seeds", {"seeds": [13]}),                              # a single seed has no interval
     ("seeds", {"seeds": [13, 17, 13]}),
     ("budget", {"budget": 10}),
+    ("study_seeds", {"study_seeds": [13, 1001]}),            # 1001 is a development seed
+    ("study_multiples", {"study_multiples": [10, 100]}),     # the paper's budget (1x) must be among them
+    ("study_multiples", {"study_multiples": [1, 1000]}),     # past the largest budget a run may have
+    ("leduc_study", {"leduc_study": "no/such/study.json"}),
+    ("study_file", {"study_file": "no/such/study.json"}),
+    ("scheduler", {"scheduler": "localhost:8786"}),          # an address names its protocol
+    ("workers", {"workers": 0}),
 ])
 def test_a_bad_value_stops_with_one_sentence_naming_the_parameter(defaults, name, changes):
     with pytest.raises(ParameterError) as info:
@@ -163,19 +178,21 @@ def test_pyspiel_exploitability_of_the_saved_file_equals_our_exact_engine(p, sav
 
 # ----- 3. the operating point ------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def fixed(defaults):
+def fixed(defaults, tmp_path_factory):
     """fix_operating_point with a given eta (the grid is still trained on Leduc's dev seeds: kept tiny)."""
     small = parameters.validate({**defaults, "budget": 1000, "decision_points": 8, "eta_grid": [2.0],
-                                 "learning_rate": 3.0, "device": "cpu"})
-    op, choice = runs.fix_operating_point(small)
+                                 "learning_rate": 3.0, "device": "cpu", "workers": 1})
+    op, choice = runs.fix_operating_point(small, tmp_path_factory.mktemp("transfer_store"))
     return small, op, choice
 
 
-def test_a_given_learning_rate_is_the_operating_points_step_size(fixed):
+def test_a_given_learning_rate_is_every_arms_step_size_in_the_operating_point(fixed):
     small, op, choice = fixed
+    assert choice["etas"] == {arm: 3.0 for arm in ARMS} and choice["given"] is True
+    assert {arm: op.eta(arm) for arm in ARMS} == {arm: 3.0 for arm in ARMS}
     assert op.schedule.learning_rate == 3.0
-    assert choice["eta"] == 3.0 and choice["given"] is True
-    assert [s["eta"] for s in choice["grid"]] == [2.0]
+    for arm in ARMS:                 # the grid is still searched on Leduc's dev seeds, from the given grid
+        assert 2.0 in [g["eta"] for g in choice["tuning"][arm]["grid"]]
     assert op.source_game == "leduc"
     assert (op.schedule.budget, op.schedule.decision_points, op.schedule.epochs, op.schedule.epsilon,
             op.schedule.group_size, op.schedule.gae_lambda, op.schedule.value_rate) == \
@@ -184,8 +201,22 @@ def test_a_given_learning_rate_is_the_operating_points_step_size(fixed):
 
 def test_a_given_learning_rate_gives_the_digest_of_the_operating_point_at_it(fixed):
     small, op, _ = fixed
-    assert op.digest == operating_point(small, 3.0).digest
-    assert op.digest != operating_point(small, 2.0).digest
+    assert op.digest == runs.literal_operating_point(small, {arm: 3.0 for arm in ARMS}).digest
+    assert op.digest != runs.literal_operating_point(small, {arm: 2.0 for arm in ARMS}).digest
+    assert op.digest != runs.literal_operating_point(small, {**{arm: 3.0 for arm in ARMS}, "ppo": 6.0}).digest
+
+
+def test_each_kuhn_run_trains_at_its_arms_step_size_from_the_operating_point(fixed):
+    """Per-arm step sizes: a batch of two arms at etas 3 and 12 gives each run its arm's eta, and the cp_grpo run
+    equals one trained alone at eta 3 (its eta is its own, not the batch's)."""
+    small, _, _ = fixed
+    two = parameters.validate({**{n: getattr(small, n) for n in parameters.NAMES if n != "output_dir"},
+                               "output_dir": str(small.out_dir), "seeds": [13, 17]})
+    mixed = runs.train_game(two, runs.literal_operating_point(two, {"cp_grpo": 3.0, "independent": 12.0}), "kuhn",
+                            ["cp_grpo", "independent"])
+    assert [(r.arm, r.learning_rate) for r in mixed.runs] == [("cp_grpo", 3.0)] * 2 + [("independent", 12.0)] * 2
+    alone = runs.train_game(two, operating_point(two, 3.0), "kuhn", ["cp_grpo"])
+    np.testing.assert_array_equal(mixed.average[:2], alone.average)
 
 
 def test_kuhn_runs_train_with_the_operating_points_step_size_not_the_parameters(fixed):

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from openspiel_reference import deal_values
 
 pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.policy import python_policy_to_pyspiel_policy  # noqa: E402
@@ -115,28 +116,8 @@ def test_deal_law_over_rank_pairs_is_the_counted_one():
 def walk_values(name: str, by_player: dict) -> dict[tuple[int, int], float]:
     """Per ordered private-card deal (P0 card, P1 card): E[u_0] when player p plays by_player[p] (policy dicts),
     by a walk over pyspiel states (the public card by its chance outcomes)."""
-    game = load_openspiel_game(name)
-    cards = game.new_initial_state().chance_outcomes()
-    out = {}
-    for c0, _ in cards:
-        for c1, _ in cards:
-            if c0 == c1:
-                continue
-            state = game.new_initial_state()
-            state.apply_action(c0)
-            state.apply_action(c1)
-            stack, value = [(state, 1.0)], 0.0
-            while stack:
-                s, p = stack.pop()
-                if s.is_terminal():
-                    value += p * s.returns()[0]
-                elif s.is_chance_node():
-                    stack.extend((s.child(a), p * q) for a, q in s.chance_outcomes())
-                else:
-                    row = by_player[s.current_player()][s.information_state_string()]
-                    stack.extend((s.child(a), p * row[a]) for a in s.legal_actions())
-            out[(c0, c1)] = value
-    return out
+    return deal_values(load_openspiel_game(name).get_type().short_name,
+                       lambda player, info, legal: by_player[player][info])
 
 
 def rank_of(name: str, card: int) -> int:

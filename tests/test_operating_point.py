@@ -61,3 +61,10 @@ def test_the_committed_solver_and_transfer_results_record_one_operating_point():
     digests = [json.loads((ROOT / "results" / f"{stem}.json").read_text())["operating_point"]["digest"]
                for stem in ("05_solver", "06_transfer")]
     assert digests[0] == digests[1]
+
+
+def test_the_committed_solver_and_transfer_results_record_one_converging_operating_point():
+    solver = json.loads((ROOT / "results" / "05_solver.json").read_text())
+    transfer = json.loads((ROOT / "results" / "06_transfer.json").read_text())
+    assert solver["learning_study"]["converging_operating_point"]["digest"] == \
+        transfer["converging"]["operating_point"]["digest"]

@@ -33,6 +33,7 @@ class OperatingPoint:
     evaluation: tuple                  # (("opponent", ...), ("checkpoint", ...), ...)
     solver: tuple                      # (("name", "CFR+"), ("reference_iterations", n))
     step_sizes: tuple = ()             # ((arm, eta), ...): each learned arm's eta, chosen per arm
+    choices: tuple = ()                # ((arm, ((name, value), ...)), ...): every per-arm choice (eta, alpha, kappa)
 
     def eta(self, arm: str) -> float:
         """The arm's step size (the schedule's for an arm without its own, e.g. the uniform policy)."""
@@ -46,7 +47,12 @@ class OperatingPoint:
         """The canonical JSON-ready record the digest is taken of."""
         return {"source_game": self.source_game, "schedule": asdict(self.schedule),
                 "step_size_rule": dict(self.step_size_rule), "step_sizes": dict(self.step_sizes),
+                "choices": {arm: dict(c) for arm, c in self.choices},
                 "arms": [dict(a) for a in self.arms], "evaluation": dict(self.evaluation), "solver": dict(self.solver)}
+
+    def arm_choices(self) -> dict:
+        """{arm: {"eta", "alpha", "kappa"}}: the per-arm choices of a study's learner."""
+        return {arm: dict(c) for arm, c in self.choices}
 
     @property
     def digest(self) -> str:
@@ -63,7 +69,8 @@ def budget_schedule(p, eta: float) -> Schedule:
 
 def operating_point(p, eta, source_game: str = "leduc") -> OperatingPoint:
     """The operating point of a notebook's checked parameters `p` (attributes named in FIELDS) at step size `eta`:
-    one number for every arm, or {arm: eta}, each learned arm's own (the schedule then carries CP-GRPO's)."""
+    one number for every arm, or {arm: eta}, each learned arm's own (recorded in its step sizes, and so in its
+    digest; the schedule then carries CP-GRPO's)."""
     etas = {arm: float(e) for arm, e in eta.items()} if isinstance(eta, dict) else {}
     schedule = budget_schedule(p, etas.get("cp_grpo", eta) if etas else eta)
     arms = tuple(tuple(sorted(asdict(LEARNER_ARMS[name]).items())) for name in ARM_NAMES)
@@ -77,4 +84,31 @@ def operating_point(p, eta, source_game: str = "leduc") -> OperatingPoint:
          ("evaluation", "exact, whole game and per ordered rank pair"), ("contrast_root", p.contrast_root),
          ("contrast_groups", p.contrast_groups), ("update_replicates", p.update_replicates)),
         (("name", "CFR+ (regret matching+, alternating updates, linear averaging)"),
-         ("reference_iterations", p.leduc_cfr_iterations)))
+         ("reference_iterations", p.leduc_cfr_iterations)),
+        step_sizes=tuple(sorted(etas.items())))
+
+
+def study_operating_point(source_game: str, base: Schedule, learner: str, choices: dict, rule: dict
+                          ) -> OperatingPoint:
+    """The frozen operating point of one learner of a learning study (`reporting.learning_study`): the shared
+    schedule `base` with the learner's decision law and pull (`learning.study_design.learner_schedule`, at
+    CP-GRPO's choices), every arm's choices (eta, alpha, kappa), the rule that chose them (`rule`: grids,
+    development seeds, budgets) and the evaluation protocol (exact exploitability of the average policy at the
+    study's budgets)."""
+    from oscc_core.learning.study_design import learner_schedule
+
+    cp = choices["cp_grpo"]
+    schedule = learner_schedule(learner, base, cp["eta"], cp.get("alpha", 0.0), cp.get("kappa", 0.0))
+    arms = tuple(tuple(sorted(asdict(LEARNER_ARMS[name]).items())) for name in ARM_NAMES)
+    picked = tuple(sorted((arm, tuple(sorted((k, float(v)) for k, v in c.items()))) for arm, c in choices.items()))
+    return OperatingPoint(
+        source_game, schedule, tuple(sorted((k, json_ready(v)) for k, v in rule.items())), arms,
+        (("checkpoint", "average policy at each budget, last iterate beside it"),
+         ("evaluation", "exact exploitability (NashConv / 2), whole game")),
+        (("name", "none: the study's learners are evaluated exactly"),),
+        tuple(sorted((arm, float(c["eta"])) for arm, c in choices.items())), picked)
+
+
+def json_ready(value):
+    """Lists and tuples as tuples (hashable, and JSON lists in the record)."""
+    return tuple(json_ready(v) for v in value) if isinstance(value, (list, tuple)) else value

@@ -43,6 +43,9 @@ from oscc_core.reporting.claims import Relation
 from oscc_core.reporting.results import residual_text
 
 NO_PAPER = "no paper value"          # verdict of a row the paper gives no number for
+#: The reason of a cost row of the arm every other arm's cost is divided by (`Row.ratio`).
+NO_REFERENCE_RATIO = ("the reference arm's cost divided by itself is 1 by definition; its seconds themselves depend "
+                      "on the machine, which no ratio captures")
 NOT_COMPARED = claims.NOT_COMPARED   # verdict of a row whose paper value we do not compare, with the reason
 IMPOSSIBLE = claims.IMPOSSIBLE       # verdict of a row whose paper value breaks a bound of the game's rules
 #: The record key that names a primary row's claim, and the one a sensitivity or detail row names it under.

@@ -262,6 +262,12 @@ def _ipc_kernel_manager(socket_dir: str):
         def _ipc_path(self):
             return os.path.join(socket_dir, "kernel")
 
+        # On a busy machine a kernel may need more than jupyter_client's 2.5 s to exit after its shutdown
+        # request; it is then signalled, and logs an error to the terminal for nothing.
+        @default("shutdown_wait_time")
+        def _patient_shutdown(self):
+            return 60.0
+
     return IPCKernelManager
 
 

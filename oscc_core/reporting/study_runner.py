@@ -55,15 +55,20 @@ def _write(path: Path, result: dict) -> None:
 
 @contextmanager
 def _client(workers: int, scheduler: str | None):
+    import warnings
+
     from distributed import Client, LocalCluster
 
     if scheduler:
         with Client(scheduler) as client:
             yield client
         return
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=40) as cluster, Client(cluster) as client:
-        yield client
+    with warnings.catch_warnings():
+        # a busy disk makes distributed warn that its scratch directories are slow to create: nothing is wrong
+        warnings.filterwarnings("ignore", message="Creating scratch directories is taking")
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                          silence_logs=40) as cluster, Client(cluster) as client:
+            yield client
 
 
 def run_tasks(tasks: Sequence[Task], store, workers: int = 2, scheduler: str | None = None,

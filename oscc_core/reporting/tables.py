@@ -25,8 +25,9 @@ RECORD_ONLY = ("relation holds", "relation resolved", "readings")
 
 
 #: Text columns whose long cells move under the table as numbered notes (a cell keeps only its note's mark), so
-#: that a comparison table stays narrow enough for its cells to hold a few lines each.
-NOTE_COLUMNS = {"relation": "r", "reason": "n", "reading": "g"}
+#: that a comparison table stays narrow enough for its cells to hold a few lines each.  (A primary row's claim id
+#: gets a line of its own under its row in the book; the claim a sensitivity row names has none.)
+NOTE_COLUMNS = {"relation": "r", "reason": "n", "reading": "g", "sensitivity of": "s"}
 #: A text cell longer than this many characters becomes a note.
 NOTE_AFTER = 32
 

@@ -130,6 +130,15 @@ def build_ledger(entries: dict[str, dict], rows: dict[str, list[RowRecord]], bui
     return out
 
 
+#: The last part of the claim ids of the paper's wall times (seconds on its machine).
+WALL_TIME_KEYS = ("wall_time", "cost")
+
+
+def is_wall_time(claim_id: str) -> bool:
+    """Whether the paper's entry is a wall time (seconds): compared as a ratio of costs, never as seconds."""
+    return claim_id.rsplit(".", 1)[-1] in WALL_TIME_KEYS
+
+
 def check_ledger(ledger: list[dict], claim_ids) -> None:
     """Raise `LedgerError` unless every claim id appears exactly once with a known verdict (a setting: status)
     and the reason and reading its verdict needs.
@@ -177,6 +186,9 @@ def check_ledger(ledger: list[dict], claim_ids) -> None:
     failing("same-value entries take the row of an entry the paper prints with another value",
             [f"{r['id']} ({r['paper']!r} vs {r.get('via paper')!r} of {r.get('via')})" for r in ledger
              if r.get("basis") == "same value" and r.get("via paper") != r.get("paper")])
+    failing("wall-time entries are not compared without naming what no ratio of costs captures",
+            [r["id"] for r in results if is_wall_time(r["id"]) and r.get("verdict") == NOT_COMPARED
+             and r.get("basis") in ("row", "same value") and "ratio" not in (r.get("reason") or "")])
     if problems:
         raise LedgerError("The claims ledger is incomplete: " + "; ".join(problems) + ".")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from oscc_core.chapters.solver import study_view
 from oscc_core.chapters.solver.calibration import MAX_EXPLOITABILITY_CLAIM
 from oscc_core.chapters.solver.feasibility import READINGS, SHORT
 from oscc_core.chapters.solver.rows import orderings
@@ -68,7 +69,10 @@ def _study_sentences(study: dict) -> tuple[str, str]:
              f"after about {to['geometric_mean']:,.0f} physical calls ({to['reached']} of {to['seeds']} seeds)")
     converging = (f"with our converging learner (counterfactual decision points and a proximal pull, not the "
                   f"paper's) CP-GRPO's average policy falls to {d['thresholds'][0]:g} chips {reach} and to "
-                  f"{conv['cp_grpo']['exploitability_average']['mean']:.3f} at {top:,} calls")
+                  f"{conv['cp_grpo']['exploitability_average']['mean']:.3f} at {top:,} calls, and independent minus "
+                  f"CP-GRPO has its 95% interval "
+                  f"{study_view.resolved_text(study, 'converging', 'independent - cp_grpo')} "
+                  f"(literal learner: {study_view.resolved_text(study, 'literal', 'independent - cp_grpo')})")
     return literal, converging
 
 

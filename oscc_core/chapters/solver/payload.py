@@ -49,11 +49,12 @@ def scale_payload(batch, seeds) -> dict:
 
 
 def payload(p, *, op, eta, cal, diag, panel, frozen, screen, records, cfr, scale, checkpoints, tables,
-            findings=None, readings=None, learning=None) -> dict:
+            findings=None, readings=None, learning=None, converging_op=None) -> dict:
     """The whole results file body (the manifest is added by `reporting.results.write_results`): `findings` (a
     `reporting.findings.Findings`) under "findings", the readings' numbers under "readings", and of the learning
     study (`chapters.solver.study.run`) the choices, the summary at the paper's budget and the live check (the
-    study itself is its own results file, `05_solver_study.json`)."""
+    study itself is its own results file, `05_solver_study.json`), with the converging learner's frozen operating
+    point `converging_op` built from it."""
     ledgers = {"diagnostic": {arm: diag.ledger_per_iteration(arm) for arm in sorted({r.arm for r in diag.runs})},
                "policy_screen": {arm: screen.ledger_per_iteration(arm) for arm in sorted({r.arm for r in screen.runs})}}
     body = {"ledgers_per_iteration": ledgers, "operating_point": {"digest": op.digest, "record": op.record()},
@@ -70,6 +71,9 @@ def payload(p, *, op, eta, cal, diag, panel, frozen, screen, records, cfr, scale
                                   "summary_at_budget": {lr: per[str(st["design"]["budget"])]
                                                         for lr, per in st["summary"].items()},
                                   "live_check": learning["live_check"], "checkpoints": learning["checkpoints"]}
+        if converging_op is not None:
+            body["learning_study"]["converging_operating_point"] = {"digest": converging_op.digest,
+                                                                    "record": converging_op.record()}
     if findings is not None:
         body[RESULTS_KEY] = findings.record()
     return body

@@ -23,13 +23,15 @@ from oscc_core.learning import summary
 from oscc_core.method.stats import t_interval
 from oscc_core.reporting import claims
 from oscc_core.reporting.claims import Relation
-from oscc_core.reporting.rows import Row, unshown_impossible
+from dataclasses import replace
+
+from oscc_core.reporting.rows import NO_REFERENCE_RATIO, Row, unshown_impossible
 
 #: The paper's row label of each arm in its policy and solver tables.
 POLICY_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent", "grpo": "standard_grpo",
               "ppo": "standard_ppo", "uniform": "uniform_policy"}
 CONSTRUCTION_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent_rollouts", "grpo": "standard_grpo"}
-NO_WALL_TIME = "wall time depends on the machine; benchmarks/ measures speed as ratios, results files never hold it"
+COST_REFERENCE = "independent"        # the arm each cost is divided by (the paper's baseline)
 NO_SOLVER_QUERIES = ("our evaluation is exact over the whole game tree: it issues no solver queries, so there are "
                      "no queries, joins or timeouts to count")
 NO_STRATA = ("our learners draw decision points from the whole game and every checkpoint is evaluated exactly over "
@@ -44,6 +46,25 @@ __all__ = ["unshown_impossible"]
 def _estimate(quantity, claim_id, records, arm, key, relation=None) -> Row:
     iv = summary.interval(records, arm, key)
     return Row.compare(quantity, claim_id, iv.mean, iv.low, iv.high, relation, positive=key in summary.POSITIVE)
+
+
+def mean_ledger(records, arm: str, key: str) -> float:
+    """The seed mean of one ledger count (`key`: physical_calls, transitions, ...) of an arm's runs."""
+    values = [rec["ledger"][key] for rec in records[arm].values()]
+    return sum(values) / len(values)
+
+
+def cost_ratio_row(quantity: str, claim_id: str, reference_id: str, records, arm: str) -> Row:
+    """The paper's wall time of `arm` divided by the reference arm's (`COST_REFERENCE`), against our ratio of their
+    mean physical calls (exact and portable; the budget matches them, so a ratio near 1 says the arms cost the
+    same work); the ratio of transitions stands in the reason beside it."""
+    if arm == COST_REFERENCE:
+        return Row.not_compared(quantity, claim_id, NO_REFERENCE_RATIO)
+    calls = mean_ledger(records, arm, "physical_calls") / mean_ledger(records, COST_REFERENCE, "physical_calls")
+    steps = mean_ledger(records, arm, "transitions") / mean_ledger(records, COST_REFERENCE, "transitions")
+    row = Row.ratio(quantity, claim_id, reference_id, calls)
+    return replace(row, reason=f"ratio to {COST_REFERENCE} in physical calls (seconds are not portable); in "
+                               f"transitions it is {steps:.3f}")
 
 
 # ----- the three-seed diagnostic ------------------------------------------------------------------
@@ -137,7 +158,8 @@ def policy_rows(records, readings: Readings | None = None) -> list[Row]:
                            ordering(records, arm, "player0_value", "high")),
                  _estimate(f"{arm}: exploitability (chips)", f"{cid}.exploitability", records, arm,
                            "exploitability", ordering(records, arm, "exploitability", "low")),
-                 Row.not_compared(f"{arm}: cost (s)", f"{cid}.cost", NO_WALL_TIME)]
+                 cost_ratio_row(f"{arm}: cost / independent's", f"{cid}.cost",
+                                f"grpo_ppo.{POLICY_ROW[COST_REFERENCE]}.cost", records, arm)]
     return _combined(rows, readings)
 
 
@@ -166,7 +188,8 @@ def construction_rows(records) -> list[Row]:
         illegal = sum(rec["ledger"]["illegal"] for rec in records[arm].values())
         rows += [_estimate(f"{arm}: contrast variance (chips^2)", f"{cid}.contrast_variance", records, arm, key, rel),
                  Row.count(f"{arm}: invalid actions", f"{cid}.invalid_actions", illegal),
-                 Row.not_compared(f"{arm}: wall time (s)", f"{cid}.wall_time", NO_WALL_TIME)]
+                 cost_ratio_row(f"{arm}: wall time / independent's", f"{cid}.wall_time",
+                                f"measured_independent.{CONSTRUCTION_ROW[COST_REFERENCE]}.wall_time", records, arm)]
     return rows
 
 

@@ -14,6 +14,7 @@ from oscc_core.reporting import study_tables as tables
 from oscc_core.reporting.claims import Relation
 from oscc_core.reporting.rows import Row
 
+CHECKPOINT_TOLERANCE = 1e-8     # chips: a saved checkpoint's exploitability by pyspiel against the study's
 LEARNER_TEXT = {"literal": "literal (the paper's iteration)", "converging": "converging (our two additions)"}
 #: The paper's NashConv row of each arm in its solver table (NashConv = 2 x exploitability, per seed).
 SOLVER_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent", "grpo": "standard_grpo",
@@ -47,6 +48,18 @@ def thresholds_frame(study: dict):
                 row[f"to {float(th):g}"] = tables.calls_text(t)
             rows[f"{learner}: {arm}"] = row
     frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "learner: arm"
+    return frame
+
+
+def coverage_frame(study: dict):
+    """(learner: arm) x budgets: the share of information states whose logits never moved, seed mean and 95%
+    t-interval (on-policy drawing stops visiting the states the policy leaves)."""
+    import pandas as pd
+
+    frames = {learner: exploitability_frame(study, learner, "never_updated") for learner in study["summary"]}
+    frame = pd.concat([f.set_index(f.index.map(lambda arm, lr=learner: f"{lr}: {arm}")) for learner, f in
+                       frames.items()]).fillna("not run")
     frame.index.name = "learner: arm"
     return frame
 
@@ -139,6 +152,21 @@ def defer_to(primary: list[Row], others: list[Row]) -> list[Row]:
     return [r.as_sensitivity() if r.primary and r.claim_id in taken else r for r in others]
 
 
+def resolved_text(study: dict, learner: str, name: str) -> str:
+    """Where the paired difference `name` (e.g. 'independent - cp_grpo') has its 95% interval above 0: 'above 0
+    at every budget', 'above 0 at 2 of 4 budgets (100x, 160x)' or 'above 0 at no budget'."""
+    d = study["design"]
+    marks = [(b, study["summary"][learner].get(str(b), {}).get("differences", {}).get(name)) for b in budgets(study)]
+    marks = [(b, iv) for b, iv in marks if iv is not None]
+    above = [b for b, iv in marks if iv["low"] is not None and iv["low"] > 0]
+    if len(above) == len(marks):
+        return "above 0 at every budget"
+    if not above:
+        return "above 0 at no budget"
+    named = ", ".join(f"{b // d['budget']}x" for b in above)
+    return f"above 0 at {len(above)} of {len(marks)} budgets ({named})"
+
+
 def glue_values(study: dict, check: dict | None) -> dict[str, str]:
     """The study numbers the chapter's prose quotes, as text."""
     d = study["design"]
@@ -155,6 +183,25 @@ def glue_values(study: dict, check: dict | None) -> dict[str, str]:
            "study_conv_ind_top": tables.interval_cell(conv["arms"]["independent"]["exploitability_average"]),
            "study_conv_to_02": "never" if cp["geometric_mean"] is None else f"{cp['geometric_mean']:,.0f}",
            "study_conv_to_02_seeds": f"{cp['reached']} of {cp['seeds']}"}
+    first = study["summary"]["converging"][str(d["budget"])]
+    ind_02 = study["thresholds"]["converging"]["independent"][repr(float(d["thresholds"][0]))]
+    out.update({
+        "study_conv_diff": tables.interval_cell(first["differences"]["independent - cp_grpo"]),
+        "study_conv_diff_top": tables.interval_cell(conv["differences"]["independent - cp_grpo"]),
+        "study_lit_ppo_diff": tables.interval_cell(lit["differences"]["ppo - cp_grpo"]),
+        "study_conv_resolved": resolved_text(study, "converging", "independent - cp_grpo"),
+        "study_lit_resolved": resolved_text(study, "literal", "independent - cp_grpo"),
+        "study_lit_diff_top": tables.interval_cell(
+            study["summary"]["literal"][top]["differences"]["independent - cp_grpo"]),
+        "study_conv_ind_to_02": "never" if ind_02["geometric_mean"] is None else f"{ind_02['geometric_mean']:,.0f}",
+        "study_conv_call_ratio": "—" if None in (ind_02["geometric_mean"], cp["geometric_mean"]) else
+        f"{ind_02['geometric_mean'] / cp['geometric_mean']:.1f}"})
+    saved = study.get("checkpoints")
+    if saved:
+        from oscc_core.reporting.results import residual_text
+
+        out["study_checkpoints"] = str(len(saved["ours"]))
+        out["study_checkpoint_difference"] = residual_text(saved["max_abs_difference"], CHECKPOINT_TOLERANCE)
     if check is not None:
         out["study_check_records"] = f"{check['records']:,}"
         out["study_check_difference"] = "0" if check["max_abs_difference"] == 0 else \

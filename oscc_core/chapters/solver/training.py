@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from oscc_core.learning import study_design as design
 from oscc_core.learning.loop import RunSpec
 from oscc_core.learning.runs import LEARNED_ARMS, Batch, exploitabilities, runs_of, train
-from oscc_core.reporting.study_runner import run_tasks
+from oscc_core.reporting.learning_study import literal_step_sizes
 
 DIAGNOSTIC_ARMS = ("cp_grpo", "independent")
 POLICY_ARMS = LEARNED_ARMS + ("uniform",)
@@ -18,20 +17,10 @@ __all__ = ["LEARNED_ARMS", "Batch", "exploitabilities", "train"]
 
 
 def choose_etas(p, store) -> dict:
-    """eta per learned arm, the literal learner's (`learning.study_design.tune`): the grid value of `p.eta_grid`
-    with the lowest mean exploitability of the arm's average policy on `p.dev_seeds` at the matched budget, the
-    grid extended while the choice sits at its edge (never the reporting seeds, never a paper number).  The runs
-    are tasks on Dask (`p.workers`, `p.scheduler`), kept in `store`.  `p.learning_rate > 0` overrides every
-    arm's choice.  Returns {"etas": {arm: eta}, "tuning": {arm: the tuning record}, "given": bool}."""
-    def run(tasks):
-        return run_tasks(tasks, store, p.workers, p.scheduler or None)["results"]
-
-    grid = design.Grid(eta=tuple(p.eta_grid))
-    tuning = {arm: design.tune(run, p.game, design.LITERAL, arm, p.base_schedule(), grid, p.dev_seeds, p.budget)
-              for arm in LEARNED_ARMS}
-    given = p.learning_rate > 0
-    etas = {arm: (p.learning_rate if given else t["eta"]) for arm, t in tuning.items()}
-    return {"etas": etas, "tuning": tuning, "given": given}
+    """eta per learned arm on `p.dev_seeds` at the matched budget (never the reporting seeds, never a paper
+    number): `reporting.learning_study.literal_step_sizes` with the notebook's grid, cluster and override."""
+    return literal_step_sizes(p.game, p.eta_grid, p.dev_seeds, p.base_schedule(), p.budget, store, p.workers,
+                              p.scheduler or None, p.learning_rate)
 
 
 def runs_at(arms, seeds, etas: dict) -> list[RunSpec]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from oscc_core.chapters.transfer.study import claim_of
 from oscc_core.reporting import claims
 from oscc_core.reporting.findings import Findings
 from oscc_core.reporting.rows import IMPOSSIBLE, Row
@@ -82,16 +83,49 @@ def _impossible(combined: dict, rule: dict, labels: dict) -> tuple[str, str]:
     return box, landing
 
 
+def _interval(iv: dict) -> str:
+    return f"{iv['mean']:+.4f} [{iv['low']:+.4f}, {iv['high']:+.4f}]"
+
+
+def study_sentence(study: dict) -> tuple[str, str, bool]:
+    """The converging Kuhn study in one clause for the box, a shorter one for the landing page, and whether it
+    supports the paper: CP-GRPO's seed mean reaches the
+    paper's Kuhn value within the study and CP-GRPO is lower than independent sampling at the largest budget,
+    resolved (the paired 95% interval above 0)."""
+    d = study["design"]
+    top, n = max(int(b) for b in d["budgets"]), len(d["seeds"])
+    cp = {b: study["summary"][str(b)]["arms"]["cp_grpo"]["exploitability_average"]["mean"] for b in (d["budget"], top)}
+    paper = float(claims.claim(claim_of("cp_grpo")))
+    reach = study["thresholds"]["cp_grpo"][repr(paper)]
+    diff = study["summary"][str(top)]["differences"]["independent - cp_grpo"]
+    resolved = diff["low"] is not None and diff["low"] > 0
+    text = (f"with the converging learner (our two additions) frozen on Leduc and applied unchanged to Kuhn over {n} "
+            f"seeds, CP-GRPO's average policy is {cp[d['budget']]:.4f} chips exploitable at the paper's budget and "
+            f"{cp[top]:.4f} at {top // d['budget']} times it, {reach['reached']} of {n} seeds reaching the paper's "
+            f"{claims.format_value(paper)} within {top:,} calls; independent minus CP-GRPO there is "
+            f"{_interval(diff)} chips ({'CP-GRPO lower, resolved' if resolved else 'unresolved at 95%'})")
+    short = (f"with our converging learner frozen on Leduc, Kuhn CP-GRPO reaches {cp[top]:.4f} chips at "
+             f"{top // d['budget']} times the paper's budget ({reach['reached']} of {n} seeds reach the paper's "
+             f"{claims.format_value(paper)})")
+    return text, short, bool(resolved and cp[top] <= paper)
+
+
 def transfer_findings(measured: list[Row], ratios: list[Row], combined: dict, rule: dict,
-                      checkpoints: int, labels: dict | None = None) -> Findings:
+                      checkpoints: int, labels: dict | None = None, study: dict | None = None) -> Findings:
     """The result box (holds / does not hold / impossible or open) and three landing-page bullets.
 
     measured, ratios: the rows of tab:measured-transfer and tab:app-p1-transfer; combined: claim id -> the
     row combining the readings in their listed order (`readings.claim_rows`); rule: claim id -> impossible
     NashConv or exploitability row (`readings.rule_rows`); checkpoints: how many checkpoints were audited for
-    leakage; labels: reading text -> its few-word label (`readings.labels`)."""
+    leakage; labels: reading text -> its few-word label (`readings.labels`); study: the converging learner's
+    Kuhn study (`study.reshape`), whose sentence joins the line it supports (holds or does not hold)."""
     holds, does_not, impossible = (_holds(measured, ratios, combined, checkpoints), _does_not(measured, ratios),
                                    _impossible(combined, rule, labels or {}))
+    if study is not None:
+        text, short, supports = study_sentence(study)
+        line = holds if supports else does_not
+        line = (f"{line[0][:-1]}; {text}.", f"{line[1][:-1]}; {short}.")
+        holds, does_not = (line, does_not) if supports else (holds, line)
     return Findings(box=(holds[0], does_not[0], impossible[0]),
                     landing=(holds[1], does_not[1], impossible[1]))
 

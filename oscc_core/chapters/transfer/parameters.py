@@ -3,7 +3,10 @@
 The learner hyperparameters carry the same names and defaults as the solver
 chapter's (`learning.operating_point.FIELDS`; a test keeps the two
 notebooks' defaults equal), so both chapters build the same operating point
-and print the same digest unless a parameter changes it.
+and print the same digest unless a parameter changes it.  The converging
+learner's operating point is read from the Leduc learning study's file
+(`leduc_study`); the Kuhn study that applies it has its own seeds, budgets,
+committed file and Dask cluster (`study_*`, `workers`, `scheduler`).
 """
 from __future__ import annotations
 
@@ -20,8 +23,11 @@ from oscc_core.reporting import params
 NAMES = ("seeds", "decision_points", "epochs", "epsilon", "group_size", "budget", "gae_lambda", "value_rate",
          "eta_grid", "dev_seeds", "learning_rate", "opponent", "contrast_root", "contrast_groups",
          "update_replicates", "leduc_cfr_iterations", "kuhn_contrast_root", "bound_search_points",
-         "selector_blocks", "selector_large_blocks", "selector_block_size", "selector_delta", "device",
+         "selector_blocks", "selector_large_blocks", "selector_block_size", "selector_delta", "leduc_study",
+         "study_seeds", "study_multiples", "study_file", "study_store", "workers", "scheduler", "device",
          "output_dir")
+#: Parameters that name places or machines (paths, a cluster): they never change a number and stay out of the record.
+NOT_RECORDED = ("device", "output_dir", "leduc_study", "study_file", "study_store", "workers", "scheduler")
 SEED_LIST_MAX = 64
 MAX_BUDGET = 10_000_000
 
@@ -52,6 +58,13 @@ class Parameters:
     selector_large_blocks: int
     selector_block_size: int
     selector_delta: float
+    leduc_study: str                # the Leduc learning study's file (its converging choices and design)
+    study_seeds: list               # seeds of the Kuhn study (the live rerun's, when study_file is given)
+    study_multiples: list           # budgets of the Kuhn study, as multiples of budget
+    study_file: str                 # the committed Kuhn study to show ("": run the whole study here)
+    study_store: str                # directory keeping every finished run ("": a fresh temporary one)
+    workers: int
+    scheduler: str
     device: str
     torch_device: object
     out_dir: Path
@@ -62,9 +75,16 @@ class Parameters:
         """The matched-budget schedule at `learning_rate` (`learning.operating_point.budget_schedule`)."""
         return budget_schedule(self, learning_rate)
 
+    def base_schedule(self) -> Schedule:
+        """The hyperparameters every learner run shares (N, E, clip, G, GAE, value rate), as the solver chapter
+        builds them; eta and the decision law are the learner's and the arm's
+        (`learning.study_design.learner_schedule`)."""
+        return Schedule(decision_points=self.decision_points, epochs=self.epochs, epsilon=self.epsilon,
+                        group_size=self.group_size, gae_lambda=self.gae_lambda, value_rate=self.value_rate)
+
     @property
     def record(self) -> dict:
-        keys = [n for n in NAMES if n not in ("device", "output_dir")] + ["source_game", "target_game"]
+        keys = [n for n in NAMES if n not in NOT_RECORDED] + ["source_game", "target_game"]
         return {k: getattr(self, k) for k in keys}
 
 
@@ -83,6 +103,33 @@ def _root(name: str, value, game: str) -> str:
     except ValueError as exc:
         raise params.ParameterError(f"{name}: {exc}") from None
     return value
+
+
+def _check_study(v: dict) -> None:
+    """The Kuhn study's parameters and the Leduc study's file, in place in `v`."""
+    v["study_seeds"] = _seeds("study_seeds", v["study_seeds"])
+    if set(v["study_seeds"]) & set(v["dev_seeds"]):
+        raise params.ParameterError(f"study_seeds must be disjoint from dev_seeds (the step sizes are chosen on "
+                                    f"them), but {sorted(set(v['study_seeds']) & set(v['dev_seeds']))} appear in "
+                                    f"both.")
+    multiples = params.check_ints("study_multiples", v["study_multiples"], 1, MAX_BUDGET // v["budget"])
+    if 1 not in multiples or len(set(multiples)) != len(multiples):
+        raise params.ParameterError(f"study_multiples must list distinct multiples of the budget, 1 (the paper's "
+                                    f"budget) among them, got {v['study_multiples']!r}.")
+    v["study_multiples"] = sorted(multiples)
+    for name in ("leduc_study", "study_file", "study_store", "scheduler"):
+        if not isinstance(v[name], str):
+            raise params.ParameterError(f"{name} must be a string, got {v[name]!r}.")
+    if not Path(v["leduc_study"]).is_file():
+        raise params.ParameterError(f"leduc_study must be the Leduc learning study's results file (its converging "
+                                    f"choices), but {v['leduc_study']!r} is not a file.")
+    if v["study_file"] and not Path(v["study_file"]).is_file():
+        raise params.ParameterError(f"study_file must be the Kuhn study's results file or '' (run the whole study), "
+                                    f"but {v['study_file']!r} is not a file.")
+    if v["scheduler"] and not v["scheduler"].startswith(("tcp://", "tls://", "inproc://", "ucx://")):
+        raise params.ParameterError(f"scheduler must be '' (a local cluster) or a Dask scheduler address such as "
+                                    f"'tcp://host:8786', got {v['scheduler']!r}.")
+    v["workers"] = params.check_int("workers", v["workers"], 1, 64)
 
 
 def validate(mapping: Mapping) -> Parameters:
@@ -118,6 +165,7 @@ def validate(mapping: Mapping) -> Parameters:
     v["selector_large_blocks"] = params.check_int("selector_large_blocks", v["selector_large_blocks"], 2, 100_000)
     v["selector_block_size"] = params.check_int("selector_block_size", v["selector_block_size"], 1, 100_000)
     v["selector_delta"] = params.check_float("selector_delta", v["selector_delta"], 0.0, 1.0, open_low=True)
+    _check_study(v)
     torch_device = params.check_device("device", v["device"])
     out_dir = params.check_output_dir("output_dir", v["output_dir"])
     return Parameters(**{n: v[n] for n in NAMES if n != "output_dir"}, torch_device=torch_device, out_dir=out_dir)

@@ -1,6 +1,8 @@
 """The transfer chapter's results file: every reported quantity, with the keys the issue fixes.
 
-Keys (arms cp_grpo, independent, grpo, ppo; seeds as strings): operating_point.digest;
+Keys (arms cp_grpo, independent, grpo, ppo; seeds as strings): operating_point.digest (the literal learner's);
+converging.operating_point.digest and converging.summary.<budget> (the converging learner's Kuhn study, whose
+runs are in 06_transfer_study.json);
 kuhn.<arm>.<seed>.exploitability, .nash_conv, .player0_value, .contrast_variance_exact, .seat_return,
 .contrast_by_root, .root_values; leduc.<arm>.<seed>.exploitability; besides the structural facts (with every
 reading's bound), the selector, the checkpoints, the rows and the chapter's findings.
@@ -20,9 +22,11 @@ def _stable(obj):
     return obj
 
 
-def payload(p, *, op, eta, leduc, kuhn, four, maxima, bounds, selector, checkpoints, tables, findings) -> dict:
+def payload(p, *, op, eta, leduc, kuhn, four, maxima, bounds, selector, checkpoints, tables, findings,
+            converging) -> dict:
     """The whole results file body (the manifest is added by `reporting.results.write_results`)."""
     return {"operating_point": {"digest": op.digest, "record": op.record()}, "eta": eta, "leduc": leduc,
+            "converging": converging,
             "kuhn": kuhn, "kuhn_structure": {"four_arm_contrast_variances": four, "certified_maxima": _stable(maxima),
                                              "bounds": bounds},
             "selector": _stable(selector), "checkpoints": checkpoints,

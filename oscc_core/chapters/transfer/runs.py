@@ -1,8 +1,11 @@
 """The transfer chapter's runs: the operating point fixed on Leduc, then Leduc and Kuhn trained with it.
 
-The step size is chosen on Leduc's development seeds by the solver chapter's
-rule (`learning.runs.choose_step_size`); the operating point is built and
-hashed before any Kuhn run, and every run below only reads it.  Per run the
+Each learned arm's step size is chosen on Leduc's development seeds by the
+solver chapter's rule (`reporting.learning_study.literal_step_sizes`: the
+grid value with the lowest mean exploitability of the arm's average policy at
+the matched budget, the grid extended at an edge; the runs are tasks on Dask);
+the operating point is built and hashed before any Kuhn run, and every run
+below only reads it: each at its arm's step size (`OperatingPoint.runs`).  Per run the
 records hold the exact evaluation of its average policy at T, the update
 and contrast variances, the quantities behind the other readings of the
 paper's numbers (`readings.run_quantities`), and the leakage audit of its
@@ -10,29 +13,40 @@ checkpoint.
 """
 from __future__ import annotations
 
+
 import numpy as np
 
 from oscc_core.chapters.transfer import readings
 from oscc_core.learning import checkpoints, summary
 from oscc_core.learning.operating_point import OperatingPoint, operating_point
-from oscc_core.learning.runs import choose_step_size, exploitabilities, runs_of, train
+from oscc_core.learning.runs import exploitabilities, train
 from oscc_core.learning.update_variance import update_variances
+from oscc_core.reporting.learning_study import literal_step_sizes
 
 LEDUC_ARMS = ("cp_grpo", "independent")
 KUHN_ARMS = ("cp_grpo", "independent", "grpo", "ppo")
 CHECKPOINTS = "06_transfer_checkpoints.json.gz"
 
 
-def fix_operating_point(p, progress: bool = False) -> tuple[OperatingPoint, dict]:
-    """Choose eta on Leduc's development seeds and freeze the operating point (before any Kuhn run)."""
-    choice = choose_step_size(p.source_game, p.eta_grid, p.dev_seeds, p.schedule(p.eta_grid[0]), p.torch_device,
-                              given=p.learning_rate, progress=progress)
-    return operating_point(p, choice["eta"], p.source_game), choice
+def fix_operating_point(p, store, scheduler: str | None = None) -> tuple[OperatingPoint, dict]:
+    """Choose eta per learned arm on Leduc's development seeds (runs kept in `store`, a directory, and sent to the
+    Dask cluster at `scheduler`, or to `p.scheduler`'s, or to a local one of `p.workers`) and freeze the operating
+    point (before any Kuhn run).  Returns it and the choice: {"etas": {arm: eta}, "tuning": {arm: the scores of the
+    grid}, "given": whether `p.learning_rate` overrode every arm's choice}."""
+    choice = literal_step_sizes(p.source_game, p.eta_grid, p.dev_seeds, p.base_schedule(), p.budget, store,
+                                p.workers, scheduler or p.scheduler or None, p.learning_rate)
+    return literal_operating_point(p, choice["etas"]), choice
+
+
+def literal_operating_point(p, etas: dict) -> OperatingPoint:
+    """The literal learner's operating point at the per-arm step sizes `etas` ({arm: eta}): the solver chapter's
+    `operating_point(p, etas)` on the source game."""
+    return operating_point(p, etas, p.source_game)
 
 
 def train_game(p, op: OperatingPoint, game: str, arms, progress: bool = False):
-    """Every (arm, seed) of `game` trained with the frozen operating point's schedule."""
-    return train(game, runs_of(arms, p.seeds), op.schedule, p.torch_device, progress=progress)
+    """Every (arm, seed) of `game` trained with the frozen operating point's schedule, each arm at its own eta."""
+    return train(game, op.runs(arms, p.seeds), op.schedule, p.torch_device, progress=progress)
 
 
 def game_records(p, op: OperatingPoint, game: str, batch, root: str, leakage) -> dict:

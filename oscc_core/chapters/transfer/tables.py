@@ -33,10 +33,46 @@ def _frame(records, index=None):
 def operating_point_frame(record: dict):
     """The operating point's fields, flattened to (part, field, value) rows."""
     out = []
-    for part in ("schedule", "step_size_rule", "evaluation", "solver"):
+    for part in ("schedule", "step_sizes", "step_size_rule", "evaluation", "solver"):
         out += [{"part": part, "field": k, "value": str(v)} for k, v in record[part].items()]
     out += [{"part": "arms", "field": a["name"], "value": f"samples {a['samples']}, hidden shared {a['share_hidden']}, "
              f"chance shared {a['share_chance']}, updates {a['updates']}"} for a in record["arms"]]
+    return _frame(out, ["part", "field"])
+
+
+def tuning_frame(choice: dict):
+    """eta (rows) x arm: the mean exploitability (chips) of the arm's average policies on the development seeds at
+    the matched budget, the chosen eta starred (a grid extended past an edge shows its new values; "—": not
+    tried for that arm)."""
+    import pandas as pd
+
+    rows: dict = {}
+    for arm, t in choice["tuning"].items():
+        for g in t["grid"]:
+            star = " *" if g["eta"] == choice["etas"][arm] else ""
+            rows.setdefault(g["eta"], {})[arm] = f"{g['score']:.4f}{star}"
+    frame = pd.DataFrame.from_dict(dict(sorted(rows.items())), orient="index").fillna("—")
+    frame.index = [f"{eta:g}" for eta in frame.index]
+    frame.index.name = "eta"
+    return frame
+
+
+def _grid_text(grid: dict) -> str:
+    return ", ".join(f"{k} {'/'.join(f'{x:g}' for x in grid[k])}" for k in ("eta", "alpha", "kappa"))
+
+
+def converging_frame(record: dict):
+    """The converging operating point's fields: the learner's two additions, each arm's choices, the rule that
+    chose them on Leduc (short text cells; the full record is in the results file)."""
+    sched, rule = record["schedule"], record["step_size_rule"]
+    out = [{"part": "learner", "field": k, "value": str(sched[k])} for k in
+           ("decision_law", "decision_points", "epochs", "epsilon", "group_size")]
+    out += [{"part": "choices", "field": arm, "value": ", ".join(f"{k} {c[k]:g}" for k in ("eta", "alpha", "kappa"))}
+            for arm, c in record["choices"].items()]
+    out += [{"part": "rule", "field": "dev_seeds", "value": ", ".join(map(str, rule["dev_seeds"]))},
+            {"part": "rule", "field": "tuning budget", "value": f"{rule['tune_multiples']['converging']} x "
+                                                                   f"{rule['budget']:,} calls"},
+            {"part": "rule", "field": "grid", "value": _grid_text(rule["grids"]["converging"])}]
     return _frame(out, ["part", "field"])
 
 
