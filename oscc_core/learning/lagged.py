@@ -20,9 +20,7 @@ import numpy as np
 import torch
 
 from oscc_core.learning.ledger import FIELDS
-from oscc_core.learning.loop import TRAIN, Learners, RunSpec, Schedule
-from oscc_core.learning.tabular import masked_softmax, stacked_cdf, to_numpy
-from oscc_core.learning.visitation import decision_law, draw_decision_points
+from oscc_core.learning.loop import Learners, RunSpec, Schedule
 
 
 class LaggedLearners(Learners):
@@ -39,27 +37,6 @@ class LaggedLearners(Learners):
         """The logits of iteration max(t - lag, 0) (kept before each iteration)."""
         self._checkpoints.append(self.logits.clone())
         return self._checkpoints[0]
-
-    def step(self, group_base: torch.Tensor | None = None, split: int = TRAIN) -> None:
-        """One iteration of every active run, as `Learners.step` with the lagged behaviour policy."""
-        n = self.schedule.decision_points
-        active = self.active()
-        behaviour = masked_softmax(self.behaviour_logits(), self.legal)
-        tables = to_numpy(behaviour)
-        law = decision_law(self.game, tables, self.schedule.decision_law)
-        on = active.cpu().numpy()
-        self.cumulative[on] += law.own_reach[on, :, None] * tables[on]
-        base = torch.full_like(self.seeds, self.iteration * n) if group_base is None else group_base
-        groups = base.unsqueeze(1) + torch.arange(n, device=self.device)
-        points = draw_decision_points(self.game, law, self.seeds, split, groups)
-        cdf, last = stacked_cdf(behaviour)
-        self.draws.zero_()
-        self._update(self._collect(points, groups, split, active, cdf, last, behaviour))
-        self._pull(active)
-        self.ledger.add("iterations", torch.arange(len(self.runs), device=self.device), active.to(torch.int64))
-        if self.schedule.budget is not None:
-            self.spent |= self.ledger.counts["physical_calls"] >= self.schedule.budget
-        self.iteration += 1
 
 
 def train_lagged(game, runs: list[RunSpec], schedule: Schedule, lag: int = 0, device="cpu") -> LaggedLearners:

@@ -156,6 +156,11 @@ class Learners:
         """[R] runs that still take part: budget left (or iterations left when there is no budget)."""
         return ~self.spent & (self.iteration < self.schedule.iterations)
 
+    def behaviour_logits(self) -> torch.Tensor:
+        """[R, S, A] the logits an iteration collects with and starts its update from: the current ones (a
+        subclass may lag them, `learning.lagged`)."""
+        return self.logits
+
     def step(self, group_base: torch.Tensor | None = None, split: int = TRAIN) -> None:
         """One iteration of every active run (group ids group_base + k; default t * N)."""
         if self._fused is not None:
@@ -163,7 +168,7 @@ class Learners:
             return
         s, n = self.schedule, self.schedule.decision_points
         active = self.active()
-        behaviour = masked_softmax(self.logits, self.legal)
+        behaviour = masked_softmax(self.behaviour_logits(), self.legal)
         tables = to_numpy(behaviour)
         law = decision_law(self.game, tables, s.decision_law)
         on = active.cpu().numpy()

@@ -207,3 +207,35 @@ def check_root(name: str, value, continuation, game: str = LEDUC) -> str:
     except ValueError as exc:
         raise ParameterError(f"{name}: {exc}") from None
     return value
+
+
+MAX_WORKERS = 64
+#: Schemes of a Dask scheduler address.
+SCHEDULER_SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://")
+
+
+def check_study(v: dict, max_budget: int, files: tuple = ("study_file",)) -> None:
+    """A learning study's parameters, in place in `v` (its seeds already checked): study_seeds disjoint from
+    dev_seeds, study_multiples distinct multiples of `budget` with 1 among them (sorted; at most `max_budget`
+    calls), the files named in `files` ('' for none: study_file means 'run the whole study'), study_store and
+    scheduler strings, a scheduler an address of a Dask scheduler, 1 to MAX_WORKERS local workers."""
+    both = sorted(set(v["study_seeds"]) & set(v["dev_seeds"]))
+    if both:
+        raise ParameterError(f"study_seeds must be disjoint from dev_seeds (the step sizes are chosen on them), but "
+                             f"{both} appear in both.")
+    multiples = check_ints("study_multiples", v["study_multiples"], 1, max_budget // v["budget"])
+    if 1 not in multiples or len(set(multiples)) != len(multiples):
+        raise ParameterError(f"study_multiples must list distinct multiples of the budget, 1 (the paper's budget) "
+                             f"among them, got {v['study_multiples']!r}.")
+    v["study_multiples"] = sorted(multiples)
+    for name in (*files, "study_store", "scheduler"):
+        if not isinstance(v[name], str):
+            raise ParameterError(f"{name} must be a string ('' for none), got {v[name]!r}.")
+    for name in files:
+        if v[name] and not Path(v[name]).is_file():
+            raise ParameterError(f"{name} must be a results file or '' (run the whole study), but {v[name]!r} is "
+                                 f"not a file.")
+    if v["scheduler"] and not v["scheduler"].startswith(SCHEDULER_SCHEMES):
+        raise ParameterError(f"scheduler must be '' (a local cluster) or a Dask scheduler address such as "
+                             f"'tcp://host:8786', got {v['scheduler']!r}.")
+    v["workers"] = check_int("workers", v["workers"], 1, MAX_WORKERS)

@@ -111,3 +111,21 @@ def run_text(run: dict | None) -> str:
     return (f"{run.get('ran', 0)} of {total} tasks computed by the invocation that wrote the file, the rest read "
             f"back from its run store; that invocation took {run['seconds'] / 60:.0f} minutes on "
             f"{run['workers']} workers")
+
+
+def step_size_frame(choice: dict, untried: str = "—"):
+    """Per eta (rows) and learned arm (columns) of a step-size choice (`reporting.learning_study.
+    literal_step_sizes`): the mean exploitability (chips) of the arm's average policies on the development seeds,
+    each arm's chosen eta starred; `untried` where an arm did not try an eta (a grid is extended only past the
+    edge an arm's choice sits on)."""
+    import pandas as pd
+
+    rows: dict = {}
+    for arm, t in choice["tuning"].items():
+        for g in t["grid"]:
+            star = " *" if g["eta"] == choice["etas"][arm] else ""
+            rows.setdefault(g["eta"], {})[arm] = f"{g['score']:.4f}{star}"
+    frame = pd.DataFrame.from_dict(dict(sorted(rows.items())), orient="index").fillna(untried)
+    frame.index = [f"{eta:g}" for eta in frame.index]
+    frame.index.name = "eta"
+    return frame

@@ -120,25 +120,7 @@ def _floats(name: str, value, low: float, high: float) -> list:
 def _check_study(v: dict) -> None:
     """The learning study's parameters, in place in `v`."""
     v["study_seeds"] = _seeds("study_seeds", v["study_seeds"], minimum=2)
-    if set(v["study_seeds"]) & set(v["dev_seeds"]):
-        raise params.ParameterError(f"study_seeds must be disjoint from dev_seeds (the study's step sizes are "
-                                    f"chosen on them), but {sorted(set(v['study_seeds']) & set(v['dev_seeds']))} "
-                                    f"appear in both.")
-    multiples = params.check_ints("study_multiples", v["study_multiples"], 1, MAX_BUDGET // v["budget"])
-    if 1 not in multiples or len(set(multiples)) != len(multiples):
-        raise params.ParameterError(f"study_multiples must list distinct multiples of the budget, 1 (the paper's "
-                                    f"budget) among them, got {v['study_multiples']!r}.")
-    v["study_multiples"] = sorted(multiples)
-    for name in ("study_file", "study_store", "scheduler"):
-        if not isinstance(v[name], str):
-            raise params.ParameterError(f"{name} must be a string ('' for none), got {v[name]!r}.")
-    if v["study_file"] and not Path(v["study_file"]).is_file():
-        raise params.ParameterError(f"study_file must be a study results file or '' (run the whole study), but "
-                                    f"{v['study_file']!r} is not a file.")
-    if v["scheduler"] and not v["scheduler"].startswith(("tcp://", "tls://", "inproc://", "ucx://")):
-        raise params.ParameterError(f"scheduler must be '' (a local cluster) or a Dask scheduler address such as "
-                                    f"'tcp://host:8786', got {v['scheduler']!r}.")
-    v["workers"] = params.check_int("workers", v["workers"], 1, 64)
+    params.check_study(v, MAX_BUDGET)
 
 
 def validate(mapping: Mapping) -> Parameters:

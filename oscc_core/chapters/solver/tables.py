@@ -15,6 +15,7 @@ from oscc_core.chapters.solver.rows import orderings
 from oscc_core.chapters.solver.training import exploitabilities
 from oscc_core.learning import summary
 from oscc_core.method.stats import t_interval
+from oscc_core.reporting import study_tables
 from oscc_core.reporting.claims import IMPOSSIBLE
 from oscc_core.reporting.results import residual_text
 from oscc_core.reporting.tables import NotedFrame, comparison_frame, round_frame
@@ -45,17 +46,7 @@ def eta_table(choice: dict):
     """Per eta (rows) and learned arm (columns): the mean exploitability (chips) of the arm's average policy on
     the development seeds; each arm's chosen eta is marked with a star, a grid value the arm did not try
     (the grid is extended only at the edge an arm's choice sits on) is blank."""
-    import pandas as pd
-
-    table: dict = {}
-    for arm, t in choice["tuning"].items():
-        for g in t["grid"]:
-            star = " *" if g["eta"] == choice["etas"][arm] else ""
-            table.setdefault(g["eta"], {})[arm] = f"{g['score']:.4f}{star}"
-    frame = pd.DataFrame.from_dict(dict(sorted(table.items())), orient="index").fillna("")
-    frame.index = [f"{e:g}" for e in frame.index]
-    frame.index.name = "eta"
-    return frame
+    return study_tables.step_size_frame(choice, "")
 
 
 def diagnostic_table(batch, seeds):

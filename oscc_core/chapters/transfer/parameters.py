@@ -108,28 +108,10 @@ def _root(name: str, value, game: str) -> str:
 def _check_study(v: dict) -> None:
     """The Kuhn study's parameters and the Leduc study's file, in place in `v`."""
     v["study_seeds"] = _seeds("study_seeds", v["study_seeds"])
-    if set(v["study_seeds"]) & set(v["dev_seeds"]):
-        raise params.ParameterError(f"study_seeds must be disjoint from dev_seeds (the step sizes are chosen on "
-                                    f"them), but {sorted(set(v['study_seeds']) & set(v['dev_seeds']))} appear in "
-                                    f"both.")
-    multiples = params.check_ints("study_multiples", v["study_multiples"], 1, MAX_BUDGET // v["budget"])
-    if 1 not in multiples or len(set(multiples)) != len(multiples):
-        raise params.ParameterError(f"study_multiples must list distinct multiples of the budget, 1 (the paper's "
-                                    f"budget) among them, got {v['study_multiples']!r}.")
-    v["study_multiples"] = sorted(multiples)
-    for name in ("leduc_study", "study_file", "study_store", "scheduler"):
-        if not isinstance(v[name], str):
-            raise params.ParameterError(f"{name} must be a string, got {v[name]!r}.")
-    if not Path(v["leduc_study"]).is_file():
+    if not isinstance(v["leduc_study"], str) or not Path(v["leduc_study"]).is_file():
         raise params.ParameterError(f"leduc_study must be the Leduc learning study's results file (its converging "
                                     f"choices), but {v['leduc_study']!r} is not a file.")
-    if v["study_file"] and not Path(v["study_file"]).is_file():
-        raise params.ParameterError(f"study_file must be the Kuhn study's results file or '' (run the whole study), "
-                                    f"but {v['study_file']!r} is not a file.")
-    if v["scheduler"] and not v["scheduler"].startswith(("tcp://", "tls://", "inproc://", "ucx://")):
-        raise params.ParameterError(f"scheduler must be '' (a local cluster) or a Dask scheduler address such as "
-                                    f"'tcp://host:8786', got {v['scheduler']!r}.")
-    v["workers"] = params.check_int("workers", v["workers"], 1, 64)
+    params.check_study(v, MAX_BUDGET)
 
 
 def validate(mapping: Mapping) -> Parameters:

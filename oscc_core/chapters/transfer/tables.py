@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from oscc_core.chapters.transfer.runs import variance_ratios
 from oscc_core.learning import summary
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, study_tables
 from oscc_core.reporting.results import residual_text
 from oscc_core.reporting.rows import IMPOSSIBLE
 from oscc_core.reporting.tables import comparison_frame, round_frame
@@ -44,17 +44,7 @@ def tuning_frame(choice: dict):
     """eta (rows) x arm: the mean exploitability (chips) of the arm's average policies on the development seeds at
     the matched budget, the chosen eta starred (a grid extended past an edge shows its new values; "—": not
     tried for that arm)."""
-    import pandas as pd
-
-    rows: dict = {}
-    for arm, t in choice["tuning"].items():
-        for g in t["grid"]:
-            star = " *" if g["eta"] == choice["etas"][arm] else ""
-            rows.setdefault(g["eta"], {})[arm] = f"{g['score']:.4f}{star}"
-    frame = pd.DataFrame.from_dict(dict(sorted(rows.items())), orient="index").fillna("—")
-    frame.index = [f"{eta:g}" for eta in frame.index]
-    frame.index.name = "eta"
-    return frame
+    return study_tables.step_size_frame(choice, "—")
 
 
 def _grid_text(grid: dict) -> str:
