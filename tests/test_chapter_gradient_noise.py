@@ -295,22 +295,22 @@ def test_the_ordering_phrase_claims_a_decided_order_only_when_every_stage_is_dec
     assert "does not decide" in gfindings.order_text(decided[:2] + [row("update", False)])
 
 
-def _front(draws: dict, transitions: dict) -> dict:
+def _frontier_costs(draws: dict, transitions: dict) -> dict:
     return {a: SimpleNamespace(draws=draws[a], transitions=transitions[a]) for a in draws}
 
 
 def test_a_frontier_wall_time_is_compared_as_its_ratio_to_independents_in_physical_draws():
     from oscc_core.chapters.gradient_noise.rows import frontier_cost_row
 
-    row = frontier_cost_row(_front({"independent": 1000, "full": 1000}, {"independent": 100, "full": 115}), "full")
+    row = frontier_cost_row(_frontier_costs({"independent": 1000, "full": 1000}, {"independent": 100, "full": 115}), "full")
     assert row.paper == pytest.approx(106.67 / 105.21)          # the paper's seconds, full over independent
     assert row.ours == 1.0 and row.verdict == "reproduced" and "1.150" in row.reason
-    doubled = frontier_cost_row(_front({"independent": 1000, "full": 2000}, {"independent": 1, "full": 1}), "full")
+    doubled = frontier_cost_row(_frontier_costs({"independent": 1000, "full": 2000}, {"independent": 1, "full": 1}), "full")
     assert doubled.verdict == "not reproduced"
 
 
 def test_independent_samplings_own_frontier_wall_time_is_not_compared():
     from oscc_core.chapters.gradient_noise.rows import frontier_cost_row
 
-    row = frontier_cost_row(_front({"independent": 1000}, {"independent": 1}), "independent")
+    row = frontier_cost_row(_frontier_costs({"independent": 1000}, {"independent": 1}), "independent")
     assert row.verdict == "not compared" and "ratio" in row.reason
