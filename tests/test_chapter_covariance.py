@@ -277,14 +277,22 @@ def test_private_card_b_takes_the_verdict_of_its_declared_reading_the_strongest_
     assert [r["ours"] for r in row.readings] == [full_by_class[2], full_by_class[0], full_by_class[1]]
 
 
-def test_a_long_sensitivity_id_stands_as_a_mark_with_the_id_in_a_note_under_the_table():
-    cid = identity.IDENTITY_CLAIM                                   # 51 characters: too long for a narrow cell
+def test_a_sensitivity_row_names_its_claim_in_the_claim_id_column_beside_the_primary_rows():
+    cid = identity.IDENTITY_CLAIM
     rows = [Row.residual("largest", cid, 0.0), *(Row.residual(f"{arm}: residual", cid, 0.0).as_sensitivity()
                                                  for arm in ("independent", "full"))]
     frame = display.frame(rows)
     assert frame.index.name == "quantity" and list(frame.index) == ["largest", "independent: residual",
                                                                     "full: residual"]
-    assert list(frame["sensitivity of"]) == ["—", "s1", "s1"]
+    assert "sensitivity of" not in frame.columns
+    assert list(frame["claim id"]) == [cid, f"sensitivity of {cid}", f"sensitivity of {cid}"]
+
+
+def test_a_table_of_sensitivity_rows_alone_marks_long_ids_with_notes_under_it():
+    cid = identity.IDENTITY_CLAIM                                   # 51 characters: too long for a narrow cell
+    frame = display.frame([Row.residual(f"{arm}: residual", cid, 0.0).as_sensitivity()
+                           for arm in ("independent", "full")])
+    assert list(frame["sensitivity of"]) == ["s1", "s1"]
     assert ("s1", "sensitivity of", cid) in frame.notes
 
 

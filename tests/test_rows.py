@@ -256,6 +256,6 @@ def test_a_cost_ratio_is_the_papers_ratio_against_ours_by_the_five_percent_rule(
     # the paper's OSCC-Select and independent wall times: 107.09 / 105.21 = 1.01787
     r = Row.ratio("OSCC-Select / independent", "cost_frontier.oscc_select.wall_time",
                   "cost_frontier.independent.wall_time", 1.0)
-    assert r.paper == pytest.approx(107.09 / 105.21) and r.verdict == claims.REPRODUCED
+    assert r.paper == pytest.approx(107.09 / 105.21, abs=1e-4) and r.verdict == claims.REPRODUCED
     assert Row.ratio("q", "cost_frontier.oscc_select.wall_time", "cost_frontier.independent.wall_time",
                      1.2).verdict == claims.NOT_REPRODUCED

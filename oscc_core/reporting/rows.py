@@ -43,6 +43,7 @@ from oscc_core.reporting.claims import Relation
 from oscc_core.reporting.results import residual_text
 
 NO_PAPER = "no paper value"          # verdict of a row the paper gives no number for
+RATIO_DECIMALS = 4      # decimals of the paper's cost ratios (`Row.ratio`)
 #: The reason of a cost row of the arm every other arm's cost is divided by (`Row.ratio`).
 NO_REFERENCE_RATIO = ("the reference arm's cost divided by itself is 1 by definition; its seconds themselves depend "
                       "on the machine, which no ratio captures")
@@ -313,7 +314,8 @@ class Row(Mapping):
         """A cost the paper prints for one arm (wall seconds) as its ratio to the reference arm's
         (claim / reference claim), against our ratio of the same arms in a portable unit (physical calls), by
         the 5% rule: seconds depend on the machine, a ratio of costs need not."""
-        paper = float(claims.claim(claim_id)) / float(claims.claim(reference_id))
+        # the paper prints seconds to 0.01 s (about 100 s), so its ratio carries four decimals, no more
+        paper = round(float(claims.claim(claim_id)) / float(claims.claim(reference_id)), RATIO_DECIMALS)
         verdict = claims.verdict(paper, ours, relation=relation)
         return cls(quantity, paper, float(ours), verdict, claim_id, **_declared(relation))
 

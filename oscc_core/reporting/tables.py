@@ -125,7 +125,18 @@ def comparison_frame(rows: list[dict], digits: int = 4, drop_empty: bool = False
     if drop_empty:
         kept = ("quantity", "paper", "ours", "verdict", "status", "claim id", "sensitivity of")
         frame = frame[[c for c in frame.columns if c in kept or (frame[c] != "—").any()]]
-    return with_notes(frame)
+    return with_notes(_sensitivity_in_claim_column(frame))
+
+
+def _sensitivity_in_claim_column(frame):
+    """A table with both a claim-id and a "sensitivity of" column shows one: a sensitivity row's claim stands in
+    the claim-id column as "sensitivity of <id>" (one column fewer keeps a wide table on the page)."""
+    if not {"claim id", "sensitivity of"} <= set(frame.columns):
+        return frame
+    out = frame.copy()
+    named = (out["claim id"] == "—") & (out["sensitivity of"] != "—")
+    out.loc[named, "claim id"] = "sensitivity of " + out.loc[named, "sensitivity of"]
+    return out.drop(columns="sensitivity of")
 
 
 def rows_record(rows: list[dict]) -> list[dict]:

@@ -158,7 +158,7 @@ def policy_rows(records, readings: Readings | None = None) -> list[Row]:
                            ordering(records, arm, "player0_value", "high")),
                  _estimate(f"{arm}: exploitability (chips)", f"{cid}.exploitability", records, arm,
                            "exploitability", ordering(records, arm, "exploitability", "low")),
-                 cost_ratio_row(f"{arm}: cost / independent's", f"{cid}.cost",
+                 cost_ratio_row(f"{arm}: cost ratio", f"{cid}.cost",
                                 f"grpo_ppo.{POLICY_ROW[COST_REFERENCE]}.cost", records, arm)]
     return _combined(rows, readings)
 
@@ -188,7 +188,7 @@ def construction_rows(records) -> list[Row]:
         illegal = sum(rec["ledger"]["illegal"] for rec in records[arm].values())
         rows += [_estimate(f"{arm}: contrast variance (chips^2)", f"{cid}.contrast_variance", records, arm, key, rel),
                  Row.count(f"{arm}: invalid actions", f"{cid}.invalid_actions", illegal),
-                 cost_ratio_row(f"{arm}: wall time / independent's", f"{cid}.wall_time",
+                 cost_ratio_row(f"{arm}: wall-time ratio", f"{cid}.wall_time",
                                 f"measured_independent.{CONSTRUCTION_ROW[COST_REFERENCE]}.wall_time", records, arm)]
     return rows
 
