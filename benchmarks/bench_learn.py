@@ -56,7 +56,7 @@ LEARNING_RATE = 1.0
 EPSILON = 0.2
 SEED = 13
 BATCH_RUNS = [RunSpec(arm, seed) for arm in ("cp_grpo", "independent") for seed in (13, 17, 23, 29, 31)]
-TARGET = 50.0
+TARGET = 150.0
 CONVERGING_CHOICE = {"eta": 128.0, "alpha": 0.5, "kappa": 0.1}     # the study's CP-GRPO choice
 
 

@@ -104,7 +104,11 @@ class FusedStep:
         self.t_row, self.t_action = np.empty(cap, np.int64), np.empty(cap, np.int64)
         self.t_weight, self.t_adv, self.t_pi0 = np.empty(cap), np.empty(cap), np.empty(cap)
         self.touched, self.rows_u = np.zeros(rows, bool), np.empty(rows, np.int64)
-        self._prefixes: dict[int, np.ndarray] = {}
+        self._prefixes: dict[int, tuple] = {}
+        self._rates_now, self._rates_at, self._rates_finite = np.empty(0), None, True
+        self._viewed, self._view_arrays = None, None
+        self._exp_pairs: dict[int, tuple] = {}
+        self.base = np.empty(r, np.int64)
         self._link_ledger()
 
     def _link_ledger(self) -> None:
@@ -114,43 +118,66 @@ class FusedStep:
         self.learners.ledger.counts = {f: self.block_t[i] for i, f in enumerate(FIELDS)}
         self.block = self.block_t.numpy()
 
-    def _prefix_table(self, split: int) -> np.ndarray:
-        """[R, 4] key states after (run, split) of the root, hidden, chance and policy namespaces (cached)."""
+    def _prefix_table(self, split: int) -> tuple[np.ndarray, np.ndarray]:
+        """([R] root, [R, 3] hidden, chance and policy) key states after (run, split) of the four namespaces, as
+        the kernels take them (cached per split)."""
         if split not in self._prefixes:
-            self._prefixes[split] = np.array(
+            table = np.array(
                 [[rng.derive_key_reference_prefix(ns, run=int(seed), split=split) & rng.MASK64 for ns in _NAMESPACES]
                  for seed in self.learners.seeds.tolist()], dtype=np.uint64).reshape(-1, 4)
+            self._prefixes[split] = (table[:, 0].copy(), np.ascontiguousarray(table[:, 1:]))
         return self._prefixes[split]
+
+    def _views(self) -> tuple[np.ndarray, np.ndarray]:
+        """NumPy views of the learners' logits ([R * n_info, A]) and draw counts ([R * n_info]), kept while the
+        learners hold the same tensors (a restore replaces them)."""
+        L = self.learners
+        if self._viewed is None or self._viewed[0] is not L.logits or self._viewed[1] is not L.draws:
+            self._viewed = (L.logits, L.draws)
+            self._view_arrays = (L.logits.detach().view(-1, self.shape[2]).numpy(), L.draws.view(-1).numpy())
+        return self._view_arrays
+
+    def _rates(self) -> np.ndarray:
+        """[R] the runs' step sizes this iteration (`Learners.rates`), rebuilt only when the divisor changes."""
+        divisor = self.learners.rate_divisor
+        if self._rates_at != divisor:
+            self._rates_now, self._rates_at = self.learners.rates().numpy(), divisor
+            self._rates_finite = bool(np.isfinite(self._rates_now).all())
+        return self._rates_now
 
     def step(self, group_base: torch.Tensor | None, split: int) -> None:
         L, d, s = self.learners, self.data, self.learners.schedule
-        n, (r, n_info, a) = s.decision_points, self.shape
+        n, (_, n_info, a) = s.decision_points, self.shape
         if L.ledger.counts[FIELDS[0]].data_ptr() != self.block_t.data_ptr():
             self._link_ledger()                        # the ledger was replaced
         if not L.logits.is_contiguous():
             L.logits = L.logits.contiguous()
-        flat = L.logits.detach().view(-1, a).numpy()   # the kernels update the logits in place
+        flat, draws = self._views()                    # the kernels update the logits in place
         spent = L.spent.numpy()
         active = ~spent & (L.iteration < s.iterations)
-        base = (np.full(r, L.iteration * n, np.int64) if group_base is None
-                else np.ascontiguousarray(group_base.cpu().numpy(), dtype=np.int64))
-        prefixes = self._prefix_table(split)
+        if group_base is None:
+            base = self.base
+            base.fill(L.iteration * n)
+        else:
+            base = np.ascontiguousarray(group_base.cpu().numpy(), dtype=np.int64)
+        root_prefix, branch_prefixes = self._prefix_table(split)
+        rates = self._rates()
         n_changed, negative_zero = k.changed_rows(flat.view(np.int64), self.prev_bits, self.known, self.changed)
         self.known = True
         groups_before = self.block[k.GROUPS].copy()
-        L.draws.zero_()
+        draws.fill(0)
         k.shift_rows(flat, d["info_legal"], n_info, self.changed, n_changed, self.shifted)
         self._exp(n_changed)
         k.law_and_points(active, self.expd, self.changed, n_changed, d["info_legal"], n_info, self.behaviour,
                          self.cdf, self.last,
                          L.cumulative, d["plan"], self.x, d["parent_seq"], d["h_info"], d["h_card"], d["h_own"],
-                         d["h_opp"], d["chance"], self.weights, self.per_state, prefixes[:, 0].copy(), _TAGS[0],
+                         d["h_opp"], d["chance"], self.weights, self.per_state, root_prefix, _TAGS[0],
                          base, self.points, self.law)
         self.touched[:] = False
         budget = -1 if s.budget is None else int(s.budget)
         n_terms, n_rows = k.collect(
             self.kind, active, self.share_hidden, self.share_chance, self.updates, s.group_size, budget, n_info,
-            self.points, base, np.ascontiguousarray(prefixes[:, 1:]), _TAGS, d["event"], self.weights,
+            self.points, base, branch_prefixes, _TAGS, d["event"], self.weights,
             self.hid_cum, self.hid_last, self.behaviour, self.cdf, self.last, d["info_node"], d["info_player"],
             d["info_card"], d["info_public"], d["steps"], L.game.num_cards, d["has_chance"], d["player"],
             d["chance_child"], d["child"], d["legal"], d["info_index"], d["utility"], self.block, spent,
@@ -159,13 +186,13 @@ class FusedStep:
         if self.has_episodes and bool((active & (self.kind == k.OTHER_KIND)).any()):
             L._update(self._with_episodes(n_terms, active, base, split))
         else:
-            every_row = negative_zero or not np.isfinite(L.rates().numpy()).all()
-            self._epochs(flat, n_terms, n_rows, every_row)
+            every_row = negative_zero or not self._rates_finite
+            self._epochs(flat, n_terms, n_rows, every_row, rates)
         if s.proximal:
             kept = np.where(self.kind == k.OTHER_KIND, 0, self.block[k.GROUPS] - groups_before)
             k.pull_and_magnet(flat, L.magnet.view(-1, a).numpy(), self.points, kept, active, n_info,
-                              float(s.proximal_alpha), L.rates().numpy(), n, float(s.proximal_kappa),
-                              L.draws.view(-1).numpy())
+                              float(s.proximal_alpha), rates, n, float(s.proximal_kappa),
+                              draws)
         self.block[k.ITERATIONS] += active
         if s.budget is not None:
             spent |= self.block[k.PHYSICAL] >= s.budget
@@ -178,19 +205,26 @@ class FusedStep:
         tensor, so the pieces change nothing; they only keep an intra-op
         thread pool (slow to wake when the cores are busy) out of the way.
         """
+        if n_rows <= _EXP_ROWS:
+            pair = self._exp_pairs.get(n_rows)
+            if pair is None:                           # views cost more than the exp of a few rows: kept
+                pair = self._exp_pairs[n_rows] = (self.shifted_t[:n_rows], self.expd_t[:n_rows])
+            torch.exp(pair[0], out=pair[1])
+            return
         for start in range(0, n_rows, _EXP_ROWS):
             stop = min(start + _EXP_ROWS, n_rows)
             torch.exp(self.shifted_t[start:stop], out=self.expd_t[start:stop])
 
-    def _epochs(self, flat: np.ndarray, n_terms: int, n_rows: int, every_row: bool) -> None:
-        """E clipped-surrogate steps on the fused terms; epoch 0's pi_theta is pi_t itself."""
+    def _epochs(self, flat: np.ndarray, n_terms: int, n_rows: int, every_row: bool, rates: np.ndarray) -> None:
+        """E clipped-surrogate steps on the fused terms at the runs' step sizes `rates` ([R]); epoch 0's pi_theta
+        is pi_t itself."""
         s, d, n_info = self.learners.schedule, self.data, self.shape[1]
         for e in range(s.epochs):
             if e:
                 self._exp(n_rows)
             k.epoch(e > 0, self.expd, self.rows_u, n_rows, self.touched, self.probs if e else self.behaviour,
                     d["info_legal"], n_info, self.t_row, self.t_action, self.t_weight, self.t_adv, self.t_pi0,
-                    n_terms, self.grad, flat, self.learners.rates().numpy(), 1 + s.epsilon, 1 - s.epsilon, self.block,
+                    n_terms, self.grad, flat, rates, 1 + s.epsilon, 1 - s.epsilon, self.block,
                     self.shifted, every_row)
 
     def _with_episodes(self, n_terms: int, active: np.ndarray, base: np.ndarray, split: int) -> Terms:

@@ -105,7 +105,7 @@ def plot_curves(study: dict):
         ax.annotate(f"paper, {arm}", (marks[0], value), fontsize=8, color=ARM_COLORS[arm], va="bottom")
     ax.axvline(study["design"]["budget"], color="grey", lw=0.8)
     ax.set_ylabel("exploitability of the average policy (chips)")
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     return fig
 
