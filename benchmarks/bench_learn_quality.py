@@ -432,8 +432,8 @@ def run_ours(seed: int, budgets, hyper: dict) -> dict:
                                 keep_table=True))
     records = [{"budget": int(b), "calls": r["physical_calls"], "iterations": r["iterations"],
                 "decisions": r["decisions"], "transitions": r["transitions"],
-                "exploitability": r["exploitability_average"]} for b, r in result["budgets"].items()]
-    check = openspiel_exploitability(GAME, table_to_policy(GAME, np.asarray(result["table"])))
+                "exploitability": r["exploitability_average"]} for b, r in result["runs"][str(seed)].items()]
+    check = openspiel_exploitability(GAME, table_to_policy(GAME, np.asarray(result["tables"][str(seed)])))
     return {"records": records, "pyspiel_top": check}
 
 

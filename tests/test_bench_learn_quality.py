@@ -113,3 +113,10 @@ def test_counting_solver_matches_the_exact_expectation():
     exact = bq.es_expected_cost(FirstTraversal(), bq.uniform_policy)
     for i, key in enumerate(("terminals", "decisions", "nodes")):
         assert math.isclose(mean[i], exact[key], rel_tol=0.05), (key, mean[i], exact[key])
+
+
+def test_our_run_records_each_budget_and_pyspiel_agrees_with_its_last_exploitability():
+    out = bq.run_ours(101, (2_000, 4_000), dict(bq.FALLBACK))
+    assert [r["budget"] for r in out["records"]] == [2_000, 4_000]
+    assert all(r["budget"] - 3 <= r["calls"] <= r["budget"] for r in out["records"])   # a group: <= 3 branches
+    assert out["pyspiel_top"] == pytest.approx(out["records"][-1]["exploitability"], abs=1e-8)
