@@ -16,10 +16,8 @@ from __future__ import annotations
 
 from collections import deque
 
-import numpy as np
 import torch
 
-from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.loop import Learners, RunSpec, Schedule
 
 
@@ -47,7 +45,3 @@ def train_lagged(game, runs: list[RunSpec], schedule: Schedule, lag: int = 0, de
         learners.step()
     return learners
 
-
-def ledger_array(learners: Learners) -> np.ndarray:
-    """[fields, R] the learners' ledger counts (`learning.ledger.FIELDS` order)."""
-    return np.stack([learners.ledger.counts[f].cpu().numpy() for f in FIELDS])

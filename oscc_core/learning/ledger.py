@@ -13,6 +13,7 @@ iterations       iterations the run took part in
 """
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 FIELDS = ("physical_calls", "transitions", "decisions", "root_draws", "groups", "unused_hands", "illegal", "terms",
@@ -31,3 +32,7 @@ class Ledger:
 
     def row(self, r: int) -> dict[str, int]:
         return {f: int(v[r]) for f, v in self.counts.items()}
+
+    def array(self) -> np.ndarray:
+        """[fields, R] the counts as a NumPy array, fields in `FIELDS` order."""
+        return np.stack([self.counts[f].cpu().numpy() for f in FIELDS])

@@ -76,7 +76,7 @@ def train(game: str, runs: list[RunSpec], schedule: Schedule, device, curve_at=(
             if decay:
                 learners.rate_divisor = 1.0 + decay * learners.iteration
             learners.step()
-            history.append(np.stack([learners.ledger.counts[f].cpu().numpy() for f in FIELDS]))
+            history.append(learners.ledger.array())
             bar.update(1)
             if learners.iteration in points:
                 averages[learners.iteration] = exploitabilities(game, learners.average_tables())

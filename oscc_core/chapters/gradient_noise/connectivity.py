@@ -19,7 +19,7 @@ import numpy as np
 
 from oscc_core.exact.evaluation import profile_table, root_values
 from oscc_core.games import LEDUC
-from oscc_core.learning.lagged import ledger_array, train_lagged
+from oscc_core.learning.lagged import train_lagged
 from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.loop import RunSpec, Schedule
 from oscc_core.policy import uniform_table
@@ -100,7 +100,7 @@ def run_condition(condition: Condition, seeds, schedule: Schedule, endpoint: str
     sched = Schedule(**{**schedule.as_dict(), "learning_rate": condition.learning_rate})
     learners = train_lagged(game, runs, sched, lag=condition.lag, device=device)
     tables = learners.last_tables() if endpoint == "last" else learners.average_tables()
-    return LoopRun(condition, runs, ledger_array(learners), seat_returns(game, tables))
+    return LoopRun(condition, runs, learners.ledger.array(), seat_returns(game, tables))
 
 
 def run_loops(conditions: dict[str, list[Condition]], seeds, schedule: Schedule, endpoint: str = "last",
