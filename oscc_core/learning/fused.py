@@ -6,14 +6,14 @@ gradient), so its time is call overhead.  `FusedStep` computes exactly the
 same numbers in numba kernels (`fused_kernels`, compiled once and cached
 with the collector's kernel):
 
-1. pi_t = masked_softmax(logits): the shift and the normalisation are
-   compiled, the `exp` between them is torch's;
+1. pi_t = masked_softmax(logits), exp included (`fixed_math.exp_rows`, the
+   torch path's `exp_tensor` bit for bit);
 2. the visitation law, the average-policy sums and the N decision points
    of every active run;
 3. every enumerate / sample run's lanes (cp_grpo, independent, uniform,
    grpo), played to the end, with their ledger counts and surrogate terms;
-4. E epochs of the clipped surrogate gradient, each around one torch `exp`
-   of the touched table rows;
+4. E epochs of the clipped surrogate gradient, each around one fixed-rounding
+   `exp` of the touched table rows;
 5. the proximal pull and the magnet's move (`learning.proximal`), when the
    schedule has one.
 
@@ -33,6 +33,7 @@ import torch
 from oscc_core.engine import rng
 from oscc_core.engine.fused import _U, _game_arrays
 from oscc_core.exact.sequence_form import EMPTY_SEQUENCE, sequence_form
+from oscc_core.fixed_math import exp_rows
 from oscc_core.games import CHANCE, Game
 from oscc_core.learning import fused_kernels as k
 from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE
@@ -44,7 +45,6 @@ from oscc_core.learning.visitation import DecisionPoints, decision_histories
 
 _KIND = {ENUMERATE: k.ENUMERATE_KIND, SAMPLE: k.SAMPLE_KIND, EPISODE: k.OTHER_KIND}
 _NAMESPACES = ("root", "hidden", "chance", "policy")
-_EXP_ROWS = 512          # rows per torch.exp call (see FusedStep._exp)
 _TAGS = np.array([rng.field_tag(f) for f in ("group", "branch", "rollout", "event", "stream")], dtype=np.uint64)
 
 
@@ -88,8 +88,7 @@ class FusedStep:
         self.prev_bits = np.zeros((rows, a), np.int64)      # the logits pi_t was last computed from
         self.known = False
         self.changed = np.empty(rows, np.int64)
-        self.shifted_t, self.expd_t = (torch.empty((rows, a), dtype=torch.float64) for _ in range(2))
-        self.shifted, self.expd = self.shifted_t.numpy(), self.expd_t.numpy()
+        self.shifted, self.expd = (np.empty((rows, a), dtype=np.float64) for _ in range(2))
         self.behaviour = np.empty((rows, a))                 # pi_t, renewed where the logits changed
         self.probs, self.grad = np.empty((rows, a)), np.empty((rows, a))
         self.cdf, self.last = np.empty((rows, a), np.int64), np.empty(rows, np.int64)
@@ -107,7 +106,6 @@ class FusedStep:
         self._prefixes: dict[int, tuple] = {}
         self._rates_now, self._rates_at, self._rates_finite = np.empty(0), None, True
         self._viewed, self._view_arrays = None, None
-        self._exp_pairs: dict[int, tuple] = {}
         self.base = np.empty(r, np.int64)
         self._link_ledger()
 
@@ -199,21 +197,8 @@ class FusedStep:
         L.iteration += 1
 
     def _exp(self, n_rows: int) -> None:
-        """expd[:n_rows] = torch.exp(shifted[:n_rows]), in pieces too small for torch to spread over threads.
-
-        torch's exp gives each element the same bits wherever it lies in a
-        tensor, so the pieces change nothing; they only keep an intra-op
-        thread pool (slow to wake when the cores are busy) out of the way.
-        """
-        if n_rows <= _EXP_ROWS:
-            pair = self._exp_pairs.get(n_rows)
-            if pair is None:                           # views cost more than the exp of a few rows: kept
-                pair = self._exp_pairs[n_rows] = (self.shifted_t[:n_rows], self.expd_t[:n_rows])
-            torch.exp(pair[0], out=pair[1])
-            return
-        for start in range(0, n_rows, _EXP_ROWS):
-            stop = min(start + _EXP_ROWS, n_rows)
-            torch.exp(self.shifted_t[start:stop], out=self.expd_t[start:stop])
+        """expd[:n_rows] = exp(shifted[:n_rows]) with fixed rounding (`fixed_math`: the torch path's bits)."""
+        exp_rows(self.shifted, n_rows, self.expd)
 
     def _epochs(self, flat: np.ndarray, n_terms: int, n_rows: int, every_row: bool, rates: np.ndarray) -> None:
         """E clipped-surrogate steps on the fused terms at the runs' step sizes `rates` ([R]); epoch 0's pi_theta

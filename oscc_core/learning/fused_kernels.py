@@ -6,8 +6,8 @@ the same keys and uniforms (`engine.fused` primitives), the same
 inverse-CDF rules, and every sum in the torch path's order (histories in
 order as `np.add.at`, columns one after the other as `sum_last`, cumulative
 sums left to right, gradient terms in term order as `index_add_`).  Every
-`exp` is left to torch (softmaxes are split around it), so a float never
-depends on which engine ran.
+`exp` is `fixed_math`'s, taken between the kernels (softmaxes are split
+around it), so a float never depends on which engine ran.
 """
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from oscc_core.engine import rng
+from oscc_core.fixed_math import exp_tensor
 from oscc_core.games import Game
 
 
@@ -44,10 +45,14 @@ def legal_mask(game: Game, device) -> torch.Tensor:
 
 
 def masked_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
-    """Softmax over the legal actions of the last axis (0 on illegal actions); logits [..., A], legal [..., A]."""
+    """Softmax over the legal actions of the last axis (0 on illegal actions); logits [..., A], legal [..., A].
+
+    The exponential is `fixed_math.exp_tensor` (the same bits on every CPU and device) and the normaliser
+    sums the columns left to right, so pi_t never depends on the machine.
+    """
     shifted = torch.where(legal, logits, torch.full_like(logits, -torch.inf))
     top = shifted.amax(dim=-1, keepdim=True)
-    z = torch.where(legal, torch.exp(shifted - top), torch.zeros_like(logits))
+    z = torch.where(legal, exp_tensor(shifted - top), torch.zeros_like(logits))
     return z / sum_last(z).unsqueeze(-1)
 
 
