@@ -1,5 +1,7 @@
 # Two commands do everything on a fresh machine: `make test` and `make book`.
-# Both create .venv when missing and install the package with its test extra.
+# Both create .venv when missing and install exactly the versions of requirements.lock
+# (pip-tools' lock of pyproject.toml with its test extra; `make lock` refreshes it),
+# then the package itself without dependencies.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -10,21 +12,37 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # redirected to a fresh temporary directory (oscc_core.reporting.params honours OSCC_OUTPUT_DIR).
 TMP_OUTPUT = OSCC_OUTPUT_DIR="$$(mktemp -d)"
 NBVAL = $(PY) -m pytest --nbval $(NOTEBOOKS) --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
-# An emulated different CPU: numpy's dispatch above its baseline, torch's vector
-# kernels and numba's host-specific code generation all switched off.
-EMULATED_CPU = NPY_DISABLE_CPU_FEATURES="$$($(PY) -c 'from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(" ".join(d))')" \
+# Emulated CPUs. Baseline: numpy's dispatch above its baseline, torch's vector kernels and
+# numba's host-specific code generation all switched off. AVX2: an AVX2+FMA machine without
+# AVX-512 (numpy's AVX-512 dispatch off, torch's AVX2 kernels, numba compiling for Haswell).
+NPY_DISPATCH = $(PY) -c 'from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(" ".join(d))'
+NPY_AVX512 = $(PY) -c 'from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(" ".join(f for f in d if f.startswith("AVX512") or f == "X86_V4"))'
+EMULATED_BASELINE = NPY_DISABLE_CPU_FEATURES="$$($(NPY_DISPATCH))" \
 	ATEN_CPU_CAPABILITY=default NUMBA_CPU_NAME=generic NUMBA_CACHE_DIR="$$(mktemp -d)"
+EMULATED_AVX2 = NPY_DISABLE_CPU_FEATURES="$$($(NPY_AVX512))" \
+	ATEN_CPU_CAPABILITY=avx2 NUMBA_CPU_NAME=haswell NUMBA_CACHE_DIR="$$(mktemp -d)"
+# The unit tests that pin learner trajectories bit for bit (run under each emulated CPU too).
+MACHINE_TESTS = tests/test_machine_independence.py tests/test_fixed_math.py
 
-.PHONY: setup test unit nbval portability book notebooks check-book benchmark clean
+.PHONY: setup lock test unit nbval portability book notebooks check-book benchmark clean
 
 setup: $(STAMP)
 
-# torch is pinned to the CPU build that lies on this machine's disk (pyproject.toml).
-$(STAMP): pyproject.toml
+# The lock pins torch's CPU build (2.13.0+cpu); README says how to install a CUDA build instead.
+$(STAMP): pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# Refresh the lock from pyproject.toml (newest versions its ranges allow), then environment.yml
+# from the lock. Review the diff, regenerate every chapter (make book) and commit them together.
+lock: setup
+	$(PY) -m pip install --quiet pip-tools
+	$(VENV)/bin/pip-compile --quiet --upgrade --extra test --strip-extras --no-emit-index-url \
+	  --no-emit-find-links --output-file requirements.lock pyproject.toml
+	$(PY) scripts/environment_from_lock.py
 
 test: setup unit nbval
 
@@ -35,17 +53,18 @@ unit: setup
 nbval: setup
 	$(TMP_OUTPUT) $(NBVAL)
 
-# The same regression on an emulated different CPU: committed outputs must not
-# depend on the CPU they were recorded on (DESIGN section 6).
+# The same regression, and the bit-for-bit learner tests, on each emulated CPU: committed
+# outputs must not depend on the CPU they were recorded on.
 portability: setup
-	$(TMP_OUTPUT) $(EMULATED_CPU) $(NBVAL)
+	$(EMULATED_BASELINE) $(PY) -m pytest $(MACHINE_TESTS) -p no:cacheprovider
+	$(TMP_OUTPUT) $(EMULATED_BASELINE) $(NBVAL)
+	$(EMULATED_AVX2) $(PY) -m pytest $(MACHINE_TESTS) -p no:cacheprovider
+	$(TMP_OUTPUT) $(EMULATED_AVX2) $(NBVAL)
 
-# Execute every notebook in place at its default parameters, strip volatile metadata.
+# Execute every notebook in place at its default parameters (papermill through the runner,
+# whose kernel talks over IPC sockets, not TCP), strip volatile metadata.
 notebooks: setup
-	@for nb in $(NOTEBOOKS); do \
-	  echo "papermill $$nb"; \
-	  $(VENV)/bin/papermill --no-progress-bar --cwd notebooks "$$nb" "$$nb" || exit 1; \
-	done
+	$(PY) -m oscc_core execute $(basename $(notdir $(NOTEBOOKS)))
 	$(VENV)/bin/nbstripout --keep-count --keep-output --extra-keys "metadata.papermill cell.metadata.papermill cell.metadata.execution metadata.widgets" $(NOTEBOOKS)
 
 book: notebooks

@@ -65,9 +65,30 @@ def test_a_row_the_study_compares_becomes_a_sensitivity_row_of_the_screen():
 def test_the_live_check_compares_only_shared_records_and_finds_a_difference():
     committed = {"runs": {"literal": {"cp_grpo": {"13": {"100": {"a": 1.0, "b": 2.0}, "200": {"a": 3.0}}}}}}
     same = {"runs": {"literal": {"cp_grpo": {"13": {"100": {"a": 1.0, "b": 2.0}}, "99": {"100": {"a": 5.0}}}}}}
-    assert study.live_check(committed, same) == {"records": 1, "max_abs_difference": 0.0}
+    got = study.live_check(committed, same, bitwise=True)
+    assert (got["records"], got["max_abs_difference"], got["agrees"]) == (1, 0.0, True)
     off = {"runs": {"literal": {"cp_grpo": {"13": {"100": {"a": 1.0, "b": 2.5}}}}}}
-    assert study.live_check(committed, off) == {"records": 1, "max_abs_difference": 0.5}
+    got = study.live_check(committed, off, bitwise=True)
+    assert (got["records"], got["max_abs_difference"], got["agrees"]) == (1, 0.5, False)
+
+
+def test_a_live_check_without_bit_equality_asks_each_number_to_lie_within_the_seeds_range():
+    committed = {"runs": {"cp_grpo": {"13": {"100": {"a": 1.0}}, "17": {"100": {"a": 3.0}}}}}
+    inside = study.live_check(committed, {"runs": {"cp_grpo": {"19": {"100": {"a": 2.0}}}}}, bitwise=False)
+    assert (inside["mode"], inside["fields_within_range"], inside["fields"], inside["agrees"]) == \
+        ("within the seeds' range", 1, 1, True)
+    outside = study.live_check(committed, {"runs": {"cp_grpo": {"13": {"100": {"a": 3.5}}}}}, bitwise=False)
+    assert (outside["fields_within_range"], outside["agrees"]) == (0, False)
+
+
+def test_bit_equality_is_expected_only_with_the_recorded_package_versions():
+    from oscc_core.reporting.results import package_versions
+
+    assert study.bit_equality_expected({"manifest": {"package_versions": package_versions()}})[0]
+    other = {**package_versions(), "numpy": "0.0"}
+    expected, why = study.bit_equality_expected({"manifest": {"package_versions": other}})
+    assert not expected and "numpy" in why
+    assert not study.bit_equality_expected({"manifest": {}})[0]
 
 
 CHECKPOINTS = RESULTS / study.CHECKPOINTS_FILE

@@ -122,19 +122,67 @@ def _records(runs: dict, path: tuple = ()):
             yield path + (key,), value
 
 
-def live_check(committed: dict, live: dict) -> dict:
-    """Every run record both studies hold (the same keys under "runs"): how many, and the largest absolute
-    difference of any of their numbers (0 when the live rerun reproduces the committed study bit for bit)."""
-    compared, largest = 0, 0.0
+def _lookup(runs: dict, path: tuple):
+    for key in path:
+        runs = runs.get(key) if isinstance(runs, dict) else None
+    return runs
+
+
+def bit_equality_expected(committed: dict) -> tuple[bool, str]:
+    """Whether a live rerun on this machine must reproduce `committed` bit for bit, and why (one clause).
+
+    The learners' arithmetic is the same on every CPU (`fixed_math`, fixed-order sums), so the bits can only
+    move with the numeric packages: equality is expected when the study's manifest recorded exactly the
+    versions installed here.  Study tasks always run on the CPU.
+    """
+    from oscc_core.reporting.results import package_versions
+
+    recorded = committed.get("manifest", {}).get("package_versions")
+    if recorded is None:
+        return False, "the committed study does not record its package versions"
+    if recorded != package_versions():
+        moved = ", ".join(f"{k} {recorded.get(k)} -> {v}" for k, v in package_versions().items() if recorded.get(k) != v)
+        return False, f"the numeric packages differ from the committed study's ({moved})"
+    return True, "same locked numeric packages as the committed study, and learner arithmetic fixed on every CPU"
+
+
+def live_check(committed: dict, live: dict, bitwise: bool | None = None) -> dict:
+    """Compare every run record of a live rerun with the committed study.
+
+    Records are matched by their keys under "runs" (learner, arm, seed, budget).  Always reported: how many
+    records both hold and the largest absolute difference of any of their numbers.  Also, for each rerun
+    record, whether every number lies within the committed study's range over its seeds at the same
+    learner, arm and budget.  `mode` says which comparison decides: "bit for bit" (the largest difference
+    must be 0) when `bitwise` (default: `bit_equality_expected`), else "within the seeds' range".
+    """
+    why = None
+    if bitwise is None:
+        bitwise, why = bit_equality_expected(committed)
+    compared, largest, inside, fields = 0, 0.0, 0, 0
     for path, rec in _records(live["runs"]):
-        theirs = committed["runs"]
-        for key in path:
-            theirs = theirs.get(key) if isinstance(theirs, dict) else None
-        if theirs is None:
-            continue
-        compared += 1
-        largest = max([largest] + [abs(float(rec[k]) - float(theirs[k])) for k in rec])
-    return {"records": compared, "max_abs_difference": largest}
+        theirs = _lookup(committed["runs"], path)
+        if theirs is not None:
+            compared += 1
+            largest = max([largest] + [abs(float(rec[k]) - float(theirs[k])) for k in rec])
+        seeds = _lookup(committed["runs"], path[:-2]) or {}
+        spread = [s[path[-1]] for s in seeds.values() if isinstance(s, dict) and path[-1] in s]
+        for k, v in rec.items():
+            values = [float(s[k]) for s in spread if k in s]
+            fields += 1
+            inside += bool(values) and min(values) <= float(v) <= max(values)
+    return {"records": compared, "max_abs_difference": largest, "mode": "bit for bit" if bitwise else
+            "within the seeds' range", "reason": why, "fields": fields, "fields_within_range": inside,
+            "agrees": largest == 0 if bitwise else inside == fields}
+
+
+def live_check_text(live: dict) -> str:
+    """One sentence on what the live check compared and what it found."""
+    if live["mode"] == "bit for bit":
+        found = ("agrees exactly" if live["max_abs_difference"] == 0 else
+                 f"DIFFERS by up to {live['max_abs_difference']:.1e}")
+        return f"compared bit for bit: each of the {live['records']:,} records both hold {found}"
+    return (f"compared with the committed seeds' range at the same budget ({live['reason']}, so bit equality "
+            f"is not expected): {live['fields_within_range']:,} of {live['fields']:,} numbers lie within it")
 
 
 @contextmanager

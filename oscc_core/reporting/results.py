@@ -89,13 +89,24 @@ def write_results(output_dir, stem: str, parameters: dict, payload: dict, device
     return path
 
 
+#: The numeric packages whose versions a manifest records (the lock pins them; README "Locked environment").
+NUMERIC_PACKAGES = ("numpy", "numba", "llvmlite", "scipy", "torch")
+
+
+def package_versions() -> dict:
+    """{package: installed version} of the numeric packages (torch with its build label, e.g. 2.13.0+cpu)."""
+    from importlib.metadata import version
+
+    return {name: version(name) for name in NUMERIC_PACKAGES}
+
+
 def manifest(parameters: dict, device: str) -> dict:
-    """Parameters, library version, source digest and device, sealed by a SHA-256."""
+    """Parameters, library version, source digest, device and numeric package versions, sealed by a SHA-256."""
     from oscc_core import __version__
 
     body = {"parameters": parameters, "library_version": __version__, "source_digest": source_digest(),
             "device": str(device), "torch_version": torch.__version__.split("+")[0],
-            "python_version": platform.python_version()}
+            "package_versions": package_versions(), "python_version": platform.python_version()}
     return {**body, "sha256": digest(body)}
 
 

@@ -319,6 +319,24 @@ def run(chapter: str, pairs, output_dir: "str | None" = None) -> Path:
     out = check_output_dir(Path(output_dir)) if output_dir else fresh_output_dir(notebook.stem)
     out.mkdir(parents=True, exist_ok=True)
     parameters["output_dir"] = str(out.resolve())
+    try:
+        execute(notebook, out / notebook.name, parameters)
+    except pm.PapermillExecutionError as e:
+        if e.ename == "ParameterError":
+            raise UsageError(e.evalue) from None
+        raise
+    return out
+
+
+def execute(notebook: Path, target: Path, parameters: "dict | None" = None) -> None:
+    """Execute `notebook` with papermill into `target` (which may be the notebook itself), from notebooks/.
+
+    The kernel is reached over IPC sockets in a private temporary directory (no TCP, so ipykernel has
+    no unencrypted connection to warn about); papermill's cell bar and the kernel's progress channel are
+    shown only when stderr is a terminal.  Raises papermill's PapermillExecutionError when a cell fails.
+    """
+    import papermill as pm
+
     terminal = progress_terminal()
     logging.getLogger("papermill").setLevel(logging.WARNING)
     noise = _PapermillParseNoise()
@@ -332,19 +350,28 @@ def run(chapter: str, pairs, output_dir: "str | None" = None) -> Path:
         engine["kernel_manager_class"] = _ipc_kernel_manager(socket_dir)
     try:
         with _kernel_environment(terminal):
-            pm.execute_notebook(str(notebook), str(out / notebook.name), parameters=parameters,
+            pm.execute_notebook(str(notebook), str(target), parameters=parameters or {},
                                 cwd=str(NOTEBOOKS), progress_bar=terminal is not None, log_output=False,
                                 kernel_name="python3", **engine)
-    except pm.PapermillExecutionError as e:
-        if e.ename == "ParameterError":
-            raise UsageError(e.evalue) from None
-        raise
     finally:
         for log in noisy:
             log.removeFilter(noise)
         if socket_dir is not None:
             shutil.rmtree(socket_dir, ignore_errors=True)
-    return out
+
+
+def execute_in_place(names) -> int:
+    """`make notebooks`: execute each named chapter in place at its defaults; 1 at the first failure."""
+    for name in names:
+        notebook = find_chapter(name)
+        print(f"executing {notebook.relative_to(NOTEBOOKS.parent)}", flush=True)
+        try:
+            execute(notebook, notebook)
+        except Exception as e:  # noqa: BLE001 - one line, not papermill's traceback
+            print(f"error: {notebook.name} failed: {getattr(e, 'ename', type(e).__name__)}: "
+                  f"{getattr(e, 'evalue', str(e))}", file=sys.stderr)
+            return 1
+    return 0
 
 
 def list_parameters(chapter: str) -> str:
@@ -377,11 +404,21 @@ def parser() -> argparse.ArgumentParser:
                         "('[13, 17]') or comma-separated (13,17)")
     r.add_argument("-o", "--output-dir", default=None, help="output directory (default: runs/<stem>-<n>/)")
     r.add_argument("--list", action="store_true", help="list the chapter's parameters and exit")
+    x = sub.add_parser("execute", help="execute chapter notebooks in place at their defaults (make notebooks)",
+                       description="Execute each chapter notebook in place, at its default parameters, writing "
+                                   "the committed results/ (what `make notebooks` and `make book` do).")
+    x.add_argument("chapters", nargs="+", help="notebook stems or short names, or notebook paths")
     return top
 
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    if args.command == "execute":
+        try:
+            return execute_in_place(args.chapters)
+        except UsageError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     try:
         if args.list:
             print(list_parameters(args.chapter))

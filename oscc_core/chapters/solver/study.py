@@ -53,6 +53,7 @@ def store(p) -> str:
 
 
 live_check = learning_study.live_check
+bit_equality_expected = learning_study.bit_equality_expected
 
 
 def run(p) -> dict:

@@ -204,6 +204,13 @@ def glue_values(study: dict, check: dict | None) -> dict[str, str]:
         out["study_checkpoint_difference"] = residual_text(saved["max_abs_difference"], CHECKPOINT_TOLERANCE)
     if check is not None:
         out["study_check_records"] = f"{check['records']:,}"
-        out["study_check_difference"] = "0" if check["max_abs_difference"] == 0 else \
-            f"{check['max_abs_difference']:.1e}"
+        largest = "0" if check["max_abs_difference"] == 0 else f"{check['max_abs_difference']:.1e}"
+        if check.get("mode", "bit for bit") == "bit for bit":
+            out["study_check_difference"] = f"{largest} (the check is bit for bit: same locked packages, and " \
+                                            f"the learners' arithmetic is the same on every CPU)"
+        else:
+            out["study_check_difference"] = (
+                f"{largest}; bit equality is not expected here ({check['reason']}), so the check is that "
+                f"{check['fields_within_range']:,} of {check['fields']:,} rerun numbers lie within the "
+                f"committed seeds' range at the same budget")
     return out

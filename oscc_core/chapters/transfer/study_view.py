@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from oscc_core.chapters.transfer.readings import seed_interval
 from oscc_core.chapters.transfer.study import ARMS, TARGET_ARMS, claim_of, top_budget
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, learning_study
 from oscc_core.reporting import study_tables as tables
 from oscc_core.reporting.claims import Relation
 from oscc_core.reporting.rows import Row
@@ -141,9 +141,8 @@ def glue_values(study: dict, live: dict | None, live_design: tuple, contrast: di
     if live is None:
         rerun = "none: the whole study ran here"
     else:
-        agree = "exactly" if live["max_abs_difference"] == 0 else f"to {live['max_abs_difference']:.1e}"
-        rerun = (f"seeds {', '.join(map(str, seeds))} at {', '.join(f'{m}x' for m in multiples)}; each of the "
-                 f"{live['records']:,} records both hold agrees {agree}")
+        rerun = (f"seeds {', '.join(map(str, seeds))} at {', '.join(f'{m}x' for m in multiples)}; "
+                 f"{learning_study.live_check_text(live)}")
     return {"study_seeds": str(len(d["seeds"])), "study_budgets": ", ".join(f"{b:,}" for b in budgets(study)),
             "study_top": f"{top:,}", "study_cp_first": _cell(cp["first"]), "study_cp_top": _cell(cp["last"]),
             "study_ind_minus_cp_top": _cell(diff), "study_cp_lower_top": f"{diff['cp_grpo_lower']} of {diff['n']}",
