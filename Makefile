@@ -24,7 +24,7 @@ EMULATED_AVX2 = NPY_DISABLE_CPU_FEATURES="$$($(NPY_AVX512))" \
 # The unit tests that pin learner trajectories bit for bit (run under each emulated CPU too).
 MACHINE_TESTS = tests/test_machine_independence.py tests/test_fixed_math.py
 
-.PHONY: setup lock test unit nbval portability book notebooks check-book benchmark clean
+.PHONY: setup setup-cuda lock test unit nbval portability book notebooks check-book benchmark clean
 
 setup: $(STAMP)
 
@@ -35,6 +35,14 @@ $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install --quiet -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# A GPU machine: the lock, then torch's CUDA build of the same version and numba's CUDA target over it.
+CUDA_BUILD ?= cu130
+TORCH_CUDA_INDEX ?= https://download.pytorch.org/whl/$(CUDA_BUILD)
+setup-cuda: setup
+	$(PY) -m pip install --quiet --extra-index-url $(TORCH_CUDA_INDEX) \
+	  "torch==$$(sed -n 's/^torch==\([0-9.]*\).*/\1/p' requirements.lock)+$(CUDA_BUILD)"
+	$(PY) -m pip install --quiet --extra-index-url $(TORCH_CUDA_INDEX) -e '.[cuda]'
 
 # Refresh the lock from pyproject.toml (newest versions its ranges allow), then environment.yml
 # from the lock. Review the diff, regenerate every chapter (make book) and commit them together.
