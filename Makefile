@@ -84,8 +84,10 @@ book: notebooks
 # headless Chromium (scripts/check_book.py): it fails on visible raw LaTeX, a request to
 # the network, an unresolved glue or role, a broken image, an error output, a table that
 # does not fit, a table cell taller than 4 lines of its text (collapsed outputs opened to
-# measure; scripts/check_book.py MAX_CELL_LINES), and a chapter without a table and a
-# figure. Screenshots: _build/screenshots/.
+# measure; scripts/check_book.py MAX_CELL_LINES), figure legend or tick text under 9 px as
+# displayed (each figure's PNG records its smallest text: oscc_core.reporting.figure_text),
+# and a chapter without a table and a figure. Screenshots of whole pages, however tall:
+# _build/screenshots/.
 # Installs Debian's chromium when it is missing and this runs as root.
 check-book: setup
 	@if ! command -v chromium >/dev/null 2>&1; then \

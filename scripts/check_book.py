@@ -32,12 +32,23 @@ page and its fonts are loaded, and then fails the page on:
   admonitions of sphinx-togglebutton) are opened for the measurement, after the
   screenshot, and closed again before the text checks; a reader who opens them sees
   the same table. Cells holding an image are not measured;
+* small figure text: a figure whose smallest legend or tick text is under
+  MIN_FIGURE_TEXT_PX (9) pixels tall as the page shows it. The figures' PNGs carry
+  that text's size in points and the dpi it was drawn at (a tEXt chunk written by
+  oscc_core.reporting.figure_text.record_text_sizes); the page's display scale is the
+  image's rendered width over its natural width, so the text is
+  points x dpi / 72 x width / naturalWidth pixels tall. A matplotlib PNG without that
+  record fails too (its notebook ran before the figure recorded it: re-execute it).
+  Images in collapsed sections are measured opened, as the tall cells are;
 * a chapter page (a notebook) without at least one table and one image.
 
 Code (cell inputs, code blocks, inline code) and anything hidden (collapsed
 cells) are not "visible text"; cell outputs are (the tall-cell check alone
 opens the collapsed sections).
-A full-page PNG of every page goes to _build/screenshots/ (or --out).
+A PNG of every whole page, however tall, goes to _build/screenshots/ (or --out): the
+viewport is made as tall as the page and captured in segments of at most
+SHOT_SEGMENT pixels, which Pillow stitches into one image (without Pillow the
+segments are saved as <page>.part<k>.png).
 Prints one line per page; exits 1 when a page fails, 2 when it cannot run.
 
 Usage: python scripts/check_book.py [--html-dir _build/html] [--out _build/screenshots]
@@ -54,16 +65,29 @@ import os
 import re
 import select
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
+import zlib
 from pathlib import Path
 
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-WIDTH, HEIGHT, MAX_SHOT_HEIGHT = 1280, 900, 16000
+WIDTH, HEIGHT = 1280, 900
+# One capture is at most this tall (Chromium's captures of more than 16,384 pixels are not
+# reliable); a taller page is captured in segments and stitched.
+SHOT_SEGMENT = 8000
+# Legend and tick text of a figure must be at least this many pixels tall as displayed
+# (the height of 9-point type at 72 dpi; 7-point text at 100 dpi shown at 62% is 6 px).
+MIN_FIGURE_TEXT_PX = 9.0
+# The PNG tEXt keyword of a figure's smallest-text record (oscc_core.reporting.figure_text).
+TEXT_SIZES_KEY = "oscc:smallest-text"
+POINTS_PER_INCH = 72.0
 # A table cell may hold at most this many lines of its own text at the rendered font size
 # (at WIDTH: a text column of about 690px, table type 0.75rem with line-height 1.3). Four
 # lines hold a row label of about 100 characters or a 95% interval split over two lines;
@@ -159,6 +183,89 @@ def tall_cell_problems(tables: list[dict], max_lines: int = MAX_CELL_LINES) -> l
     return problems
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_text_chunks(data: bytes) -> dict[str, str]:
+    """The text chunks (tEXt, zTXt, iTXt) of a PNG, keyword -> text; {} for data that is not a PNG."""
+    if not data.startswith(PNG_SIGNATURE):
+        return {}
+    out, at = {}, len(PNG_SIGNATURE)
+    while at + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + length]
+        at += 12 + length
+        if kind == b"IEND":
+            break
+        if kind not in (b"tEXt", b"zTXt", b"iTXt") or b"\0" not in body:
+            continue
+        key, rest = body.split(b"\0", 1)
+        try:
+            if kind == b"tEXt":
+                text = rest.decode("latin-1")
+            elif kind == b"zTXt":
+                text = zlib.decompress(rest[1:]).decode("latin-1")
+            else:  # compression flag, method, language\0, translated keyword\0, text
+                compressed, rest = rest[0], rest[2:]
+                text = rest.split(b"\0", 2)[2]
+                text = (zlib.decompress(text) if compressed else text).decode("utf-8")
+        except (zlib.error, UnicodeDecodeError, IndexError):
+            continue
+        out[key.decode("latin-1")] = text
+    return out
+
+
+def figure_text_facts(data: bytes) -> dict:
+    """What check_book needs of one image's bytes: its smallest-text record (dict or None) and
+    whether matplotlib made it (its Software chunk)."""
+    chunks = png_text_chunks(data)
+    try:
+        record = json.loads(chunks[TEXT_SIZES_KEY]) if TEXT_SIZES_KEY in chunks else None
+    except json.JSONDecodeError:
+        record = None
+    return {"record": record, "matplotlib": chunks.get("Software", "").startswith("Matplotlib")}
+
+
+def displayed_text_px(record: dict, width: float, natural_width: float) -> float:
+    """Height in CSS pixels of a recorded text as the page shows the image: its size in points at
+    the recorded dpi (points x dpi / 72 image pixels) times the display scale width / natural width."""
+    return record["pt"] * record["dpi"] / POINTS_PER_INCH * width / natural_width
+
+
+def figure_text_problems(images: list[dict], min_px: float = MIN_FIGURE_TEXT_PX) -> list[str]:
+    """One problem per displayed figure whose smallest legend or tick text is under `min_px` pixels,
+    and per matplotlib PNG without a smallest-text record. Each image: {"src", "width", "natural",
+    "label", "collapsed", "record", "matplotlib"} (see IMAGES_JS and figure_text_facts)."""
+    problems = []
+    for img in images:
+        where = img.get("label") or img.get("src", "?")
+        if img.get("collapsed"):
+            where += " (in a collapsed section)"
+        record = img.get("record")
+        if record is None:
+            if img.get("matplotlib"):
+                problems.append(f"figure without its smallest-text record (made before "
+                                "oscc_core.reporting.figure_text recorded it; re-execute its notebook): " + where)
+            continue
+        if not img.get("width") or not img.get("natural"):
+            continue
+        px = displayed_text_px(record, img["width"], img["natural"])
+        if px < min_px:
+            problems.append(
+                f"figure text {px:.1f}px tall, under {min_px:g}px: {record.get('kind', 'text')} "
+                f"{record.get('text', '')!r} at {record['pt']:g}pt and {record['dpi']:g}dpi, the image shown at "
+                f"{img['width'] / img['natural']:.0%} of its {img['natural']}px width, in {where}")
+    return problems
+
+
+def shot_segments(page_height: int, segment: int = SHOT_SEGMENT) -> list[tuple[int, int]]:
+    """(top, height) of the captures that cover a page `page_height` pixels tall, each at most
+    `segment` pixels, in order, without gap or overlap."""
+    if page_height < 1 or segment < 1:
+        raise ValueError(f"page_height and segment must be positive pixel counts, got {page_height} and {segment}")
+    return [(top, min(segment, page_height - top)) for top in range(0, page_height, segment)]
+
+
 def page_problems(facts: dict, chapter: bool, allow_stderr: bool = False,
                   max_lines: int = MAX_CELL_LINES) -> list[str]:
     """Problems of one page from the facts the browser collected (see INSPECT_JS and TALL_CELLS_JS)."""
@@ -192,6 +299,7 @@ def page_problems(facts: dict, chapter: bool, allow_stderr: bool = False,
     for t in facts.get("clipped_tables", []):
         problems.append(f"table does not fit: {t}")
     problems += tall_cell_problems(facts.get("tall_cells", []), max_lines)
+    problems += figure_text_problems(facts.get("figure_images", []))
     if cut := facts.get("cut_cells"):
         problems.append(f"{len(cut)} table cell(s) cut off with '...' (pandas display.max_colwidth), e.g. {cut[0]!r}")
     if chapter and facts.get("tables", 0) < 1:
@@ -324,6 +432,38 @@ TALL_CELLS_JS = r"""(async () => {
   shown.forEach(el => el.classList.add('toggle-hidden'));
   await frame();
   return JSON.stringify(tables);
+})()"""
+
+# Figures as displayed: every <img> of the article with its rendered and natural width,
+# measured with every collapsed section opened (as TALL_CELLS_JS does, and closed again), and
+# a label for the report (the figure's caption, else its section's heading).
+IMAGES_JS = r"""(async () => {
+  const root = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const opened = [...root.querySelectorAll('details:not([open])')];
+  const shown = [...root.querySelectorAll('.toggle-hidden')];
+  opened.forEach(d => { d.open = true; });
+  shown.forEach(el => el.classList.remove('toggle-hidden'));
+  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  await frame(); await frame();
+  const imgs = [...root.querySelectorAll('img')];
+  await Promise.all(imgs.map(img => img.decode().catch(() => null)));
+  const words = (t, n) => { t = t.replace(/\s+/g, ' ').trim(); return t.length > n ? t.slice(0, n - 1) + '…' : t; };
+  const label = img => {
+    const fig = img.closest('figure');
+    const cap = fig && fig.querySelector('figcaption');
+    if (cap) return 'figure ' + JSON.stringify(words(cap.textContent, 70));
+    const s = img.closest('section');
+    const h = s && s.querySelector(':scope > h1, :scope > h2, :scope > h3, :scope > h4');
+    return 'an image in section ' + JSON.stringify(h ? words(h.textContent.replace('#', ''), 60) : '(none)');
+  };
+  const out = imgs.filter(img => img.getClientRects().length).map(img => ({
+    src: img.currentSrc || img.src, width: img.getBoundingClientRect().width, natural: img.naturalWidth,
+    label: label(img), collapsed: opened.some(d => d.contains(img)) || shown.some(s => s.contains(img)),
+  }));
+  opened.forEach(d => { d.open = false; });
+  shown.forEach(el => el.classList.add('toggle-hidden'));
+  await frame();
+  return JSON.stringify(out);
 })()"""
 
 INSPECT_JS = r"""(() => {
@@ -499,24 +639,67 @@ class Chromium:
         self._log.close()
 
 
-def screenshot(browser: Chromium, png: Path, page_height: int) -> None:
-    """A full-page PNG: a viewport as tall as the page (capped), then back to the normal one
-    (captureBeyondViewport shifts this theme's layout)."""
-    height = max(HEIGHT, min(page_height, MAX_SHOT_HEIGHT))
+def _stitch(parts: list[bytes], png: Path) -> list[Path]:
+    """The captured segments, top to bottom, as one PNG `png` (Pillow), or, without Pillow, as
+    <png stem>.part<k>.png; returns the files written."""
+    png.parent.mkdir(parents=True, exist_ok=True)
+    if len(parts) == 1:
+        png.write_bytes(parts[0])
+        return [png]
+    try:
+        from PIL import Image
+    except ImportError:
+        files = [png.with_name(f"{png.stem}.part{k + 1}.png") for k in range(len(parts))]
+        for f, data in zip(files, parts):
+            f.write_bytes(data)
+        return files
+    import io
+    images = [Image.open(io.BytesIO(data)).convert("RGB") for data in parts]
+    whole = Image.new("RGB", (max(im.width for im in images), sum(im.height for im in images)), "white")
+    top = 0
+    for im in images:
+        whole.paste(im, (0, top))
+        top += im.height
+    whole.save(png, optimize=False)
+    return [png]
+
+
+def screenshot(browser: Chromium, png: Path, page_height: int, segment: int = SHOT_SEGMENT) -> list[Path]:
+    """A PNG of the whole page, however tall: a viewport as tall as the page, captured in
+    segments of at most `segment` pixels (shot_segments) and stitched, then back to the normal
+    viewport (captureBeyondViewport shifts this theme's layout, so the viewport itself is tall)."""
+    height = max(HEIGHT, page_height)
     browser.page("Emulation.setDeviceMetricsOverride", width=WIDTH, height=height, deviceScaleFactor=1, mobile=False)
     try:
         browser.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-        shot = browser.page("Page.captureScreenshot", timeout=120, format="png")
+        parts = [base64.b64decode(browser.page("Page.captureScreenshot", timeout=120, format="png",
+                                               clip={"x": 0, "y": top, "width": WIDTH, "height": h, "scale": 1})["data"])
+                 for top, h in shot_segments(height, segment)]
     finally:
         browser.page("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT, deviceScaleFactor=1,
                      mobile=False)
-    png.parent.mkdir(parents=True, exist_ok=True)
-    png.write_bytes(base64.b64decode(shot["data"]))
+    return _stitch(parts, png)
+
+
+def image_bytes(src: str) -> bytes | None:
+    """The bytes of an image the page loaded from a file: or data: URL; None for anything else."""
+    if src.startswith("data:"):
+        try:
+            with urllib.request.urlopen(src) as f:  # noqa: S310 (a data: URL, read in memory)
+                return f.read()
+        except (ValueError, OSError):
+            return None
+    url = urllib.parse.urlparse(src)
+    if url.scheme != "file":
+        return None
+    path = Path(urllib.request.url2pathname(url.path))
+    return path.read_bytes() if path.is_file() else None
 
 
 def open_page(browser: Chromium, html_path: Path, png: Path | None, max_lines: int = MAX_CELL_LINES) -> dict:
-    """Load one page offline, wait for MathJax and fonts, save a full-page PNG, collect the facts
-    (the tall cells with every collapsed section opened, then the rest as a reader sees the page)."""
+    """Load one page offline, wait for MathJax and fonts, save a whole-page PNG, collect the facts
+    (the tall cells and the figures' text sizes with every collapsed section opened, then the rest
+    as a reader sees the page)."""
     browser.events.clear()
     browser.page("Page.navigate", url=html_path.resolve().as_uri())
     browser.wait_event("Page.loadEventFired", timeout=60)
@@ -525,8 +708,13 @@ def open_page(browser: Chromium, html_path: Path, png: Path | None, max_lines: i
         screenshot(browser, png, browser.evaluate(
             "Math.ceil(Math.max(document.documentElement.scrollHeight, document.body.scrollHeight))"))
     tall_cells = json.loads(browser.evaluate(TALL_CELLS_JS.replace("__MAX_CELL_LINES__", str(int(max_lines)))))
+    images = json.loads(browser.evaluate(IMAGES_JS))
+    for img in images:
+        data = image_bytes(img["src"])
+        img.update(figure_text_facts(data) if data else {"record": None, "matplotlib": False})
     facts = json.loads(browser.evaluate(INSPECT_JS))
     facts["tall_cells"] = tall_cells
+    facts["figure_images"] = images
     facts["mathjax_state"], facts["mathjax_error"] = waited["state"], waited["error"]
     facts["network"] = sorted({ev["params"]["request"]["url"] for ev in browser.events
                                if ev.get("method") == "Network.requestWillBeSent"

@@ -315,3 +315,170 @@ def test_a_table_in_a_collapsed_section_is_fitted_when_it_opens(browser, tmp_pat
     facts, problems = _check(browser, page)
     assert facts["tall_cells"] == [] and problems == [], problems
     assert browser.evaluate("document.querySelectorAll('details tr.oscc-id-line').length") == len(_ROWS)
+
+
+# ---------------------------------------------------------------- whole-page screenshots
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(st.integers(1, 200_000), st.integers(1, 20_000))
+def test_shot_segments_cover_the_page_without_gap_or_overlap(height, segment):
+    parts = check_book.shot_segments(height, segment)
+    assert parts[0][0] == 0
+    assert all(top + h == nxt for (top, h), (nxt, _) in zip(parts, parts[1:]))
+    assert parts[-1][0] + parts[-1][1] == height
+    assert all(1 <= h <= segment for _, h in parts)
+    assert len(parts) == -(-height // segment)  # ceil: no more captures than needed
+
+
+@pytest.mark.parametrize("height, segment", [(0, 8000), (100, 0), (-5, 10)])
+def test_shot_segments_refuse_non_positive_sizes(height, segment):
+    with pytest.raises(ValueError, match="page_height and segment must be positive"):
+        check_book.shot_segments(height, segment)
+
+
+# ---------------------------------------------------------------- figure text size
+
+def _png(tmp_path, **texts):
+    """A 4x2-pixel PNG written by Pillow (not by the code under test) with the given text chunks;
+    a (key, value, zip) tuple asks for a compressed chunk."""
+    from PIL import Image, PngImagePlugin
+    info = PngImagePlugin.PngInfo()
+    for key, value in texts.items():
+        value, zipped = value if isinstance(value, tuple) else (value, False)
+        info.add_text(key.replace("_", ":"), value, zip=zipped)
+    path = tmp_path / "x.png"
+    Image.new("RGB", (4, 2), "white").save(path, pnginfo=info)
+    return path.read_bytes()
+
+
+def test_png_text_chunks_reads_plain_compressed_and_international_text(tmp_path):
+    data = _png(tmp_path, Software="Matplotlib version3.11", a_b=("compressed " * 20, True), c="chips² per logit²")
+    chunks = check_book.png_text_chunks(data)
+    assert chunks == {"Software": "Matplotlib version3.11", "a:b": "compressed " * 20, "c": "chips² per logit²"}
+    assert check_book.png_text_chunks(b"GIF89a not a png") == {}
+
+
+def test_the_record_key_is_the_one_the_library_writes():
+    from oscc_core.reporting import figure_text
+    assert check_book.TEXT_SIZES_KEY == figure_text.TEXT_SIZES_KEY
+    assert check_book.POINTS_PER_INCH == figure_text.POINTS_PER_INCH == 72
+
+
+def _figure_png(legend_pt=7.0, tick_pt=10.0, dpi=100, save_dpi=None):
+    import io
+
+    import matplotlib
+    matplotlib.use("agg")
+    import matplotlib.pyplot as plt
+
+    from oscc_core.reporting.figure_text import record_text_sizes
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=dpi)
+    ax.plot([0, 1], [0, 1], label="a line")
+    ax.legend(fontsize=legend_pt)
+    ax.tick_params(labelsize=tick_pt)
+    record_text_sizes(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=save_dpi or dpi, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("legend_pt, tick_pt, save_dpi, kind, pt", [
+    (7.0, 10.0, 100, "legend", 7.0),     # the legend is the smallest text
+    (12.0, 8.0, 100, "tick", 8.0),       # a tick label is
+    (7.0, 10.0, 200, "legend", 7.0),     # saved at another dpi than the figure's: the record has the saved one
+])
+def test_a_figure_png_carries_its_smallest_legend_or_tick_text(legend_pt, tick_pt, save_dpi, kind, pt):
+    facts = check_book.figure_text_facts(_figure_png(legend_pt, tick_pt, save_dpi=save_dpi))
+    assert facts["matplotlib"]
+    record = facts["record"]
+    assert (record["kind"], record["pt"], record["dpi"]) == (kind, pt, save_dpi)
+    # 7 points at 100 dpi are 7 * 100 / 72 = 9.72 image pixels; shown at half width, 4.86
+    assert check_book.displayed_text_px(record, 50, 100) == pytest.approx(pt * save_dpi / 72 / 2)
+
+
+def test_a_matplotlib_png_without_a_record_and_another_png(tmp_path):
+    assert check_book.figure_text_facts(_png(tmp_path, Software="Matplotlib version3.11")) == {
+        "record": None, "matplotlib": True}
+    assert check_book.figure_text_facts(_png(tmp_path)) == {"record": None, "matplotlib": False}
+
+
+def _img(pt=9.0, dpi=72.0, width=500, natural=500, **kw):
+    img = {"src": "file:///book/_images/a.png", "width": width, "natural": natural, "label": 'figure "Fig. 7 x"',
+           "collapsed": False, "record": {"pt": pt, "dpi": dpi, "kind": "legend", "text": "ours"},
+           "matplotlib": True}
+    img.update(kw)
+    return img
+
+
+@pytest.mark.parametrize("img, fails", [
+    (_img(), False),                          # 9 pt at 72 dpi shown at full size: exactly 9 px
+    (_img(width=499), True),                  # shown a little smaller: under 9 px
+    (_img(pt=7, dpi=100, width=672, natural=1071), True),   # the old Fig 7: 6.1 px
+    (_img(pt=9, dpi=100, width=672, natural=680), False),   # the redrawn one: 12.4 px
+    (_img(record=None), True),                # a matplotlib figure that did not record its text
+    (_img(record=None, matplotlib=False), False),  # another image: nothing to measure
+    (_img(width=0), False),                   # not laid out: nothing to measure
+])
+def test_figure_text_under_9_px_fails(img, fails):
+    problems = check_book.figure_text_problems([img])
+    assert bool(problems) == fails, problems
+
+
+def test_a_small_figure_text_problem_names_the_figure_and_the_sizes():
+    (p,) = check_book.figure_text_problems([_img(pt=7, dpi=100, width=672, natural=1071, collapsed=True)])
+    assert p.startswith("figure text 6.1px tall, under 9px: legend 'ours' at 7pt and 100dpi")
+    assert "63% of its 1071px width" in p and "Fig. 7 x" in p and "collapsed" in p
+    assert any("figure text" in q for q in check_book.page_problems(_facts(figure_images=[_img(width=100)]),
+                                                                     chapter=True))
+
+
+# ---------------------------------------------------------------- the browser: whole pages and figures
+
+def test_a_page_taller_than_16000_px_is_captured_whole(browser, tmp_path):
+    from PIL import Image
+    height = 41_000  # five segments of 8,000 and one of 1,000
+    body = (f'<div style="height:{height - 2000}px;background:#fff"></div>'
+            '<div style="height:1000px;background:#f00"></div><div style="height:1000px;background:#00f"></div>')
+    path = tmp_path / "tall.html"
+    path.write_text(f'<!DOCTYPE html><html><body style="margin:0">{body}</body></html>', encoding="utf-8")
+    browser.page("Page.navigate", url=path.as_uri())
+    browser.wait_event("Page.loadEventFired")
+    (png,) = check_book.screenshot(browser, tmp_path / "tall.png", height)
+    im = Image.open(png).convert("RGB")
+    assert im.size == (check_book.WIDTH, height)
+    assert im.getpixel((600, height - 1500)) == (255, 0, 0)   # past the old 16,000-pixel cap
+    assert im.getpixel((600, height - 1)) == (0, 0, 255)      # the last row
+    assert im.getpixel((600, 16_500)) == (255, 255, 255)
+    assert browser.evaluate("innerHeight") == check_book.HEIGHT  # the viewport is back
+
+
+def _figure_page(tmp_path, name, style, collapsed=False):
+    png = tmp_path / f"{name}.png"
+    png.write_bytes(_figure_png(legend_pt=7.0, tick_pt=10.0, dpi=100))
+    img = f'<figure><img src="{png.name}" style="{style}"><figcaption>Fig. 7 calibration size</figcaption></figure>'
+    if collapsed:
+        img = f"<details><summary>Show</summary>{img}</details>"
+    return _page(tmp_path, name, img)
+
+
+@pytest.mark.parametrize("style, fails", [
+    ("", False),                  # natural size: 7 pt at 100 dpi = 9.7 px
+    ("width: 200px", True),       # shrunk to about half its ~390 px: about 5 px
+])
+def test_figure_text_is_measured_at_its_displayed_size(browser, tmp_path, style, fails):
+    facts, problems = _check(browser, _figure_page(tmp_path, "fig" + str(fails), style))
+    (img,) = facts["figure_images"]
+    assert img["record"]["pt"] == 7.0 and img["label"] == 'figure "Fig. 7 calibration size"'
+    assert any("figure text" in p for p in problems) == fails, problems
+
+
+def test_a_figure_in_a_collapsed_section_is_measured_open(browser, tmp_path):
+    facts, problems = _check(browser, _figure_page(tmp_path, "figc", "width: 200px", collapsed=True))
+    (img,) = facts["figure_images"]
+    assert img["collapsed"] and img["width"] > 0
+    assert any("figure text" in p and "collapsed" in p for p in problems), problems
+    assert browser.evaluate("document.querySelector('details').open") is False

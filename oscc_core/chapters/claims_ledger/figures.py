@@ -9,6 +9,7 @@ import numpy as np
 
 from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS
 from oscc_core.chapters.claims_ledger.ledger import VERDICTS
+from oscc_core.reporting.figure_text import record_text_sizes
 
 VERDICTS_FILE = "07_claims_ledger_verdicts.png"
 CONTRAST_FILE = "07_claims_ledger_contrast_variance.png"
@@ -44,7 +45,7 @@ def plot_verdicts(counts: dict, built: set[str]):
     ax.set_xlim(0, left.max() * 1.02)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8, frameon=False)
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)
 
 
 def contrast_records(covariance: dict, ledger: list[dict]) -> list[dict]:
@@ -82,7 +83,7 @@ def plot_contrast_variance(records: list[dict], main_full: float):
     ax.set_ylim(0, max(ours.max(), max(r["paper"] for r in records)) * 1.35)
     ax.legend(loc="upper right", fontsize=8, ncol=2)
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)
 
 
 REDUCTION_CLAIM = "main.caption.variance_reduction"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from oscc_core.reporting import claims
+from oscc_core.reporting.figure_text import record_text_sizes
 
 
 def violations_figure(controls: dict, exact_change_pct: float):
@@ -23,4 +24,4 @@ def violations_figure(controls: dict, exact_change_pct: float):
     ax.set_xlabel("apparent contrast-variance change vs independent (%)")
     ax.legend(loc="lower left", fontsize=8)
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)

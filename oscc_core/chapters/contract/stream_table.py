@@ -14,11 +14,12 @@ import inspect
 
 from oscc_core.engine import rng
 from oscc_core.engine.arms import ARMS, PAPER_ARMS
+from oscc_core.reporting.paper_refs import readable
 
 # The paper's RNG dependency table (tab:rng-dependency) row that each namespace implements.
 PAPER_ROW = {"root": "replay/root", "hidden": "environment (hidden root deal)",
              "chance": "continuation (environment event counter)", "policy": "policy action",
-             "bootstrap": "bootstrap (tab:app-p1-rng)"}
+             "bootstrap": f"bootstrap ({readable('tab:app-p1-rng')})"}
 #: namespace -> (the failure codes its audit raises, what the audit checks).
 AUDIT_OF = {"root": (("ROOT_DRIFT",), "root hash equal across branches"),
             "hidden": (("OBS_DRIFT",), "observation hash invariant when the hidden card changes"),

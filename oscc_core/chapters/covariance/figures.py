@@ -7,6 +7,7 @@ from oscc_core.chapters.covariance.pair_rows import PAPER_ARM_VARIANCE
 from oscc_core.chapters.covariance.paired_audit import PairedAudit
 from oscc_core.engine.arms import ARMS
 from oscc_core.reporting import claims
+from oscc_core.reporting.figure_text import record_text_sizes
 
 #: The paper's contrast variance of every arm, the namespace ablation included.
 PAPER_VARIANCE_FIGURE = {**PAPER_ARM_VARIANCE, "policy_namespace": "ablations.policy_namespace.variance"}
@@ -40,4 +41,4 @@ def plot_contrast_variance(audit: PairedAudit, title: str):
     ax.set_ylim(0, max(max(vals), 45) * 1.15)
     ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)

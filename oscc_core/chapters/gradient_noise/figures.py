@@ -7,6 +7,13 @@ from oscc_core.chapters.gradient_noise.arms import LABELS, PAPER_KEY, ROW_ARMS, 
 from oscc_core.chapters.gradient_noise.frontier import FrontierArm
 from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
 from oscc_core.reporting import claims
+from oscc_core.reporting.figure_text import record_text_sizes
+
+
+# Legends and ticks in points, large enough that the book, which shows these 8.5- and
+# 10-inch figures (100 dpi) at its 672-pixel text width, draws them at least 9 pixels tall.
+TRANSFER_LEGEND_PT = 9
+FRONTIER_TEXT_PT = 10.5
 
 
 def plot_noise_transfer(audit: NoiseAudit, setting: str, title: str):
@@ -34,9 +41,9 @@ def plot_noise_transfer(audit: NoiseAudit, setting: str, title: str):
     ax.set_ylabel("noise relative to independent (unitless)")
     ax.set_ylim(0, 1.2)
     ax.set_title(title)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), fontsize=8, ncol=4)  # below the axes: no bar covered
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), fontsize=TRANSFER_LEGEND_PT, ncol=4)  # below the axes: no bar covered
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)
 
 
 def plot_frontier(front: dict[str, FrontierArm], budget: int, title: str):
@@ -56,7 +63,7 @@ def plot_frontier(front: dict[str, FrontierArm], budget: int, title: str):
     left.set_xlabel("physical draws per group")
     left.set_ylabel("gradient-noise trace N per group\n(chips² per logit²)")
     left.set_title("per-group noise against per-group cost", fontsize=10)
-    left.legend(fontsize=7, loc="lower right")
+    left.legend(fontsize=FRONTIER_TEXT_PT, loc="lower right")
     x = np.arange(len(front))
     est = [f.mean_noise for f in front.values()]
     v = np.array([1e4 * e.value for e in est])
@@ -65,10 +72,12 @@ def plot_frontier(front: dict[str, FrontierArm], budget: int, title: str):
     right.errorbar(x, v, yerr=err, fmt="none", ecolor="black", capsize=3, lw=0.8)
     right.scatter(x, [1e4 * e.exact for e in est], marker="D", facecolors="none", edgecolors="black", s=30,
                   zorder=3, label="exact")
-    right.set_xticks(x, [LABELS[a].replace(" ", "\n", 1) for a in front], fontsize=8)
+    right.set_xticks(x, [LABELS[a].replace(" ", "\n", 1) for a in front], fontsize=FRONTIER_TEXT_PT)
     right.set_ylabel("N / groups at the budget (×1e-4)")
     right.set_title(f"batch-mean gradient noise at {budget:,} draws per arm", fontsize=10)
-    right.legend(fontsize=7, loc="upper right")
+    right.legend(fontsize=FRONTIER_TEXT_PT, loc="upper right")
+    for ax in (left, right):
+        ax.tick_params(labelsize=FRONTIER_TEXT_PT)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)

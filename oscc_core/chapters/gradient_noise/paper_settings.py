@@ -14,6 +14,7 @@ from oscc_core.chapters.gradient_noise.frontier import FrontierArm
 from oscc_core.chapters.gradient_noise.rows import CLIPPING_ROWS
 from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.reporting import claims
+from oscc_core.reporting.paper_refs import readable
 from oscc_core.reporting.rows import Row
 
 #: claim id of a screen setting -> (quantity, the parameter that sets it)
@@ -22,8 +23,8 @@ SCREEN_SETTINGS = {
     "learning_boundary.scalar_clipped.groups": ("scalar screen: groups per iteration", "screen_groups"),
     "learning_boundary.scalar_clipped.epochs": ("scalar screen: epochs per iteration", "epochs"),
     "setup.connectivity.seeds": ("scalar screen: seeds (the scalar connectivity manifest)", "screen_seeds"),
-    "extended_controls.scalar_clipped.seeds": ("scalar screen: seeds (tab:extended-controls)", "screen_seeds"),
-    "retained_evidence.scalar_clipped.seeds": ("scalar screen: seeds (tab:retained-evidence)", "screen_seeds"),
+    "extended_controls.scalar_clipped.seeds": (f"scalar screen: seeds ({readable('tab:extended-controls')})", "screen_seeds"),
+    "retained_evidence.scalar_clipped.seeds": (f"scalar screen: seeds ({readable('tab:retained-evidence')})", "screen_seeds"),
 }
 
 

@@ -15,6 +15,7 @@ from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.method.policy_gradient import mean_pairwise_contrast_variance
 from oscc_core.method.selectors import FALLBACK, oracle_select
 from oscc_core.reporting import claims
+from oscc_core.reporting.paper_refs import readable
 from oscc_core.reporting.rows import Relation, Row
 
 from .calibration import Calibration, calibrate_at, label
@@ -167,7 +168,7 @@ def selected_arm_rows(rows: list[dict], n_actions: int) -> list[dict]:
         if r["row"] not in PAPER_SELECTED[n_actions]:
             continue
         out.append(Row.same_text(f"{n_actions} actions, {r['row']}: selected arm", PAPER_SELECTED[n_actions][r["row"]],
-                                 r["selected arm"], "tab:multi-action-selector (selected arm column)"))
+                                 r["selected arm"], f"{readable('tab:multi-action-selector')} (selected arm column)"))
     return out
 
 

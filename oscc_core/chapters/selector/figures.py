@@ -7,9 +7,16 @@ import math
 import numpy as np
 
 from oscc_core.reporting import claims
+from oscc_core.reporting.figure_text import record_text_sizes
 
 from .regimes import REGIMES
 from .root_policy import RootPolicy
+
+# The calibration figure is drawn at about the book's text width (672 px at 100 dpi), so the page
+# shows it near full size: its legends and ticks stay above the book check's 9-pixel floor
+# (9 points at 100 dpi are 12.5 pixels).
+CALIBRATION_SIZE_IN = (6.8, 10.0)
+CALIBRATION_TEXT_PT = 9
 
 
 def plot_calibration(rows: list[dict], sufficient: dict, delta: float, title: str):
@@ -18,7 +25,7 @@ def plot_calibration(rows: list[dict], sufficient: dict, delta: float, title: st
     and the positive regime's noise regret."""
     import matplotlib.pyplot as plt
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 5.4), dpi=100)
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=CALIBRATION_SIZE_IN, dpi=100)
     pos = [r for r in rows if r["map"] == "semantic"]
     n = [r["groups per stratum"] for r in pos]
     ax1.plot(n, [r["certification rate"] for r in pos], "o-", color="#1f77b4", label="ours: certification rate")
@@ -35,7 +42,7 @@ def plot_calibration(rows: list[dict], sufficient: dict, delta: float, title: st
     ax1.set_ylabel("share of stratum decisions certifying a coupling")
     ax1.set_ylim(-0.03, 1.03)
     ax1.set_title("positive regime (semantic map)")
-    ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    ax1.legend(fontsize=CALIBRATION_TEXT_PT, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     colors = {"semantic": "#1f77b4", "relabelled": "#2ca02c", "antithetic": "#d62728"}
     for mp, color in colors.items():
         rr = [r for r in rows if r["map"] == mp]
@@ -54,10 +61,12 @@ def plot_calibration(rows: list[dict], sufficient: dict, delta: float, title: st
     ax2.set_xlabel("calibration groups per stratum")
     ax2.set_ylabel("false-selection rate; regret (noise units)")
     ax2.set_title("false selection and regret")
-    ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    ax2.legend(fontsize=CALIBRATION_TEXT_PT, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
+    for ax in (ax1, ax2):
+        ax.tick_params(labelsize=CALIBRATION_TEXT_PT)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)
 
 
 def plot_policy_scan(scan, chosen: tuple | None, title: str):
@@ -86,7 +95,7 @@ def plot_policy_scan(scan, chosen: tuple | None, title: str):
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="upper right")
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)
 
 
 

@@ -8,6 +8,7 @@ positive) is compared by the verdict rule.
 from __future__ import annotations
 
 from oscc_core.reporting import claims
+from oscc_core.reporting.paper_refs import source_name
 from oscc_core.reporting.rows import Relation, Row
 
 SECTION = "selector"
@@ -75,7 +76,7 @@ def prose_rows(index: dict, values: dict, section: str = SECTION) -> list[Row]:
             ours, relation = values[key]
             if entry["kind"] == "setup":
                 same = str(ours) == str(entry["value"])
-                out.append(Row.setting(f"{quantity} ({entry['source']})", cid, ours,
+                out.append(Row.setting(f"{quantity} ({source_name(entry['source'])})", cid, ours,
                                        reason=None if same else setup_reason(ours, entry["value"])))
             else:
                 out.append(Row.compare(quantity, cid, ours, relation=relation))
@@ -90,7 +91,7 @@ def source_caption(source: str) -> str:
         return "Claims of the abstract"
     if source.startswith("text:"):
         return f"Claims of the text, section “{source[len('text:'):]}”"
-    return f"Claims of {source}"
+    return f"Claims of {source_name(source)}"
 
 
 def by_source(rows: list[Row]) -> dict[str, list[Row]]:

@@ -18,6 +18,7 @@ from oscc_core.engine.chance_maps import MAPS
 from oscc_core.method.policy_gradient import mean_pairwise_contrast_variance
 from oscc_core.method.selectors import FALLBACK
 from oscc_core.reporting import claims
+from oscc_core.reporting.paper_refs import readable
 from oscc_core.reporting.rows import Relation, Row
 
 from .action_support import side_of_independent
@@ -182,7 +183,7 @@ def selection_claim_rows(regime_choices: list[dict]) -> list[dict]:
     out = []
     for r in regime_choices:
         out.append(Row.same_text(f"{regime_name(r['map'])}: OSCC-Select's coupling", PAPER_REGIME_SELECTION[r["map"]],
-                                 r["OSCC-Select"], "tab:selector-stress (selected coupling column)",
+                                 r["OSCC-Select"], f"{readable('tab:selector-stress')} (selected coupling column)",
                                  exact=r["Oracle-Select"]))
     return out
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from oscc_core.chapters.solver.tables import sensitivity_records
+from oscc_core.reporting.figure_text import record_text_sizes
 
 COLORS = {"cp_grpo": "#1f77b4", "independent": "#ff7f0e", "paired": "#1f77b4"}
 
@@ -13,6 +14,19 @@ def _plt():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+# The two-panel figures are 11 inches wide at 100 dpi and shown at the book's 672-pixel text
+# width (61%): legends and ticks of WIDE_TEXT_PT points stay above the book check's 9 pixels.
+WIDE_TEXT_PT = 11
+
+
+def _readable(ax) -> None:
+    """Tick labels and the legend (if any) of `ax` at WIDE_TEXT_PT points."""
+    ax.tick_params(labelsize=WIDE_TEXT_PT)
+    if ax.get_legend() is not None:
+        for text in ax.get_legend().get_texts():
+            text.set_fontsize(WIDE_TEXT_PT)
 
 
 def plot_calibration(cal: dict):
@@ -28,9 +42,10 @@ def plot_calibration(cal: dict):
         ax.set_title(f"{game}: {res['iterations']:,} iterations")
         ax.set_xlabel("CFR+ iteration")
         ax.set_ylabel("exploitability (chips)")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=WIDE_TEXT_PT)
+        _readable(ax)
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)
 
 
 def plot_diagnostic(batch, seeds):
@@ -55,8 +70,10 @@ def plot_diagnostic(batch, seeds):
     ax2.set_xlabel("seed")
     ax2.set_ylabel("independent - paired at T (chips)")
     ax2.legend()
+    for ax in (ax1, ax2):
+        _readable(ax)
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)
 
 
 def plot_sensitivity(panel: list[dict]):
@@ -73,7 +90,7 @@ def plot_sensitivity(panel: list[dict]):
     ax.set_xlabel("step size eta")
     ax.set_ylabel("independent - paired exploitability at T (chips)")
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)
 
 
 def plot_frozen_epsilon(screen: dict):
@@ -89,7 +106,7 @@ def plot_frozen_epsilon(screen: dict):
     ax.set_ylabel("exact value change on the K pairs (chips)")
     ax.legend()
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)
 
 
 def plot_scale(batch, seeds):
@@ -110,4 +127,4 @@ def plot_scale(batch, seeds):
     ax.set_ylabel("exploitability (chips)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from oscc_core.chapters.solver.figures import WIDE_TEXT_PT
 from oscc_core.chapters.solver.study import PAPER_EXPLOITABILITY
 from oscc_core.reporting import claims
 from oscc_core.reporting import study_tables as tables
 from oscc_core.reporting.claims import Relation
+from oscc_core.reporting.figure_text import record_text_sizes
 from oscc_core.reporting.rows import Row
 
 CHECKPOINT_TOLERANCE = 1e-8     # chips: a saved checkpoint's exploitability by pyspiel against the study's
@@ -117,9 +119,11 @@ def plot_curves(study: dict):
             ax.axhline(th, color="grey", ls=":", lw=0.8)
         ax.set_title(LEARNER_TEXT[learner], fontsize=10)
     np.atleast_1d(axes)[0].set_ylabel("exploitability of the average policy (chips)")
-    np.atleast_1d(axes)[0].legend(fontsize=8, loc="lower left")
+    np.atleast_1d(axes)[0].legend(fontsize=WIDE_TEXT_PT, loc="lower left")
+    for ax in np.atleast_1d(axes):
+        ax.tick_params(labelsize=WIDE_TEXT_PT)
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)
 
 
 def _order_relation(entry: dict, arm: str) -> Relation:

@@ -6,6 +6,7 @@ from oscc_core.chapters.transfer.rows import PAPER_ROW
 from oscc_core.learning import summary
 from oscc_core.learning.arms import get_learner_arm
 from oscc_core.reporting import claims
+from oscc_core.reporting.figure_text import record_text_sizes
 
 
 def plot_kuhn_contrast(kuhn: dict, maxima: dict, contrast_bound: float):
@@ -30,4 +31,4 @@ def plot_kuhn_contrast(kuhn: dict, maxima: dict, contrast_bound: float):
     ax.set_ylabel("contrast variance at Kuhn's root (chips²)")
     ax.legend(fontsize=8, loc="center right")
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)

@@ -13,6 +13,7 @@ from oscc_core.chapters.transfer.study import ARMS, TARGET_ARMS, claim_of, top_b
 from oscc_core.reporting import claims, learning_study
 from oscc_core.reporting import study_tables as tables
 from oscc_core.reporting.claims import Relation
+from oscc_core.reporting.figure_text import record_text_sizes
 from oscc_core.reporting.rows import Row
 
 ARM_COLORS = tables.ARM_COLORS
@@ -107,7 +108,7 @@ def plot_curves(study: dict):
     ax.set_ylabel("exploitability of the average policy (chips)")
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
-    return fig
+    return record_text_sizes(fig)
 
 
 def _order_relation(entry: dict, arm: str) -> Relation:
