@@ -13,12 +13,11 @@ partly.
 
 The equivalence table prints each branch's interval as two entries (95% CI
 low and high); the prose prints the same interval as one.  The interval is
-one comparison: each of the three entries gets a primary row with that
-comparison, the table's two naming the end they print.
+one comparison, the prose's entry's: the table's two entries get rows that
+print it again (`Row.printed_as`, naming the end they print), so the ledger
+counts it once.
 """
 from __future__ import annotations
-
-from dataclasses import replace
 
 from oscc_core.chapters.covariance.equivalence import equivalent
 from oscc_core.chapters.covariance.pair_rows import PAPER_BRANCH, pair_relation
@@ -44,7 +43,7 @@ def uncertainty_rows(audit: PairedAudit) -> list[Row]:
 
 def equivalence_interval_rows(audit: PairedAudit, records: list[dict]) -> list[Row]:
     """Each branch's 95% interval of the mean difference full - independent (prose and table) against ours;
-    the table's low and high entries take the same comparison, their reason naming the end."""
+    the table's low and high entries are printings of the prose's comparison, their reason naming the end."""
     if audit.actions != list(PAPER_BRANCH):
         return []
     rows = []
@@ -54,9 +53,8 @@ def equivalence_interval_rows(audit: PairedAudit, records: list[dict]) -> list[R
                                   rec["ci95_low"], rec["ci95_high"], rec["difference"], equivalent(rec))
         rows.append(prose)
         for suffix, end in ENDS.items():
-            rows.append(replace(prose, quantity=f"{word}: {end} (table)",
-                                claim_id=f"marginal_equivalence.{word}.{suffix}",
-                                reason=f"the {end} of the interval the prose prints; {prose.reason}"))
+            rows.append(prose.printed_as(f"marginal_equivalence.{word}.{suffix}", f"{word}: {end} (table)",
+                                         f"the {end} of the interval the prose prints"))
     return rows
 
 
