@@ -60,7 +60,7 @@ def ledger_findings(counted: dict):
            f"{m['not reproduced']:,} are not reproduced and {m['partly']:,} hold only partly (the relation the paper "
            f"states holds, the size does not).",
            f"{m['impossible under the rules']:,} are impossible under the game's rules and {m['not compared']:,} are "
-           f"not compared; counted apart: {checks:,} pass/fail checks ({counted['checks']['reproduced']:,} pass), "
+           f"not compared; counted apart: {checks:,} pass/fail checks ({counted['checks']['reproduced']:,} reproduced), "
            f"{intervals:,} intervals the paper prints, {built:,} values true by construction, "
            f"{counted['printings']:,} further printings of a counted value and {counted['settings']:,} settings "
            f"({st['adopted']:,} adopted, {st['differs']:,} differ).")

@@ -2,8 +2,10 @@
 
 Agreement: the midpoints differ by at most sqrt(h_paper^2 + h_ours^2) (h: a
 half-width), the 95% interval of the difference of two independent
-estimates; the reason says whether the intervals overlap and which contains
-the other.  Ours are the paired root-bootstrap percentile intervals of the
+estimates (the midpoint test, not containment: an end the paper prints may
+lie outside our interval while the two agree); the reason gives both
+intervals, the test's numbers, whether the intervals overlap and which
+contains the other.  Ours are the paired root-bootstrap percentile intervals of the
 fixed-root audit: the full arm's contrast variance and check-bet covariance
 and the ratio full / independent (chips^2, unitless) of tab:main-uncertainty,
 and each branch's mean difference full - independent (chips) of the
