@@ -282,3 +282,67 @@ def test_a_partly_entry_needs_a_declared_relation_that_holds(relation, holds):
     with pytest.raises(LedgerError, match="partly entries declare no relation that holds"):
         check_ledger([line], ["x"])
     check_ledger([{**line, "relation": "full < independent", "relation holds": True}], ["x"])
+
+
+# --- not comparable, printings and the counts -----------------------------------------------
+
+NOT_COMPARABLE_IDS = ["coupling_factors.ind.calls", "coupling_factors.root_only.calls",
+                      "coupling_factors.stream_only.calls", "coupling_factors.cp_grpo.calls",
+                      "one_seed_connectivity.transitions", "cost_frontier.independent.transitions"]
+
+
+@pytest.mark.parametrize("verdict", ["reproduced", "partly", "not reproduced", "inconclusive",
+                                     "impossible under the rules"])
+def test_the_check_refuses_any_verdict_but_not_compared_on_an_entry_whose_row_declares_it_not_comparable(
+        tmp_path, verdict):
+    cid = NOT_COMPARABLE_IDS[0]
+    declared = row(cid, verdict, reason="another design", reading="r", **{"not comparable": "another design"})
+    write_results(tmp_path, "02_covariance", {"coupling_calls": [declared]})
+    with pytest.raises(ledger.LedgerError, match="not comparable"):
+        ledger.check_ledger(build(tmp_path)[0], RAW_IDS)
+
+
+def test_a_not_comparable_row_gives_its_entry_not_compared_with_the_reason_and_the_check_passes(tmp_path):
+    from oscc_core.reporting.rows import Row
+
+    rows = [Row.compare("calls", cid, 123.0).incomparable("another design: six roots against one").as_dict()
+            for cid in NOT_COMPARABLE_IDS[:4]]
+    write_results(tmp_path, "02_covariance", {"coupling_calls": rows})
+    lines = by_id(build(tmp_path)[0])
+    ledger.check_ledger(list(lines.values()), RAW_IDS)
+    for cid in NOT_COMPARABLE_IDS[:4]:
+        assert (lines[cid]["verdict"], lines[cid]["reason"], lines[cid]["ours"]) == (
+            "not compared", "another design: six roots against one", 123.0)
+        assert lines[cid]["not comparable"] == lines[cid]["reason"]
+
+
+def test_the_check_refuses_a_printing_of_an_entry_with_another_verdict_or_of_no_entry():
+    base = {"kind": "interval", "paper": 1.0, "basis": "row", "via": None, "reason": "r", "relation": None}
+    prose = {**base, "id": "a", "verdict": "reproduced", "printing of": None}
+    end = {**base, "id": "b", "verdict": "reproduced", "printing of": "a"}
+    ledger.check_ledger([prose, end], ["a", "b"])
+    with pytest.raises(ledger.LedgerError, match="printing"):
+        ledger.check_ledger([prose, {**end, "verdict": "partly", "relation": "x", "relation holds": True}], ["a", "b"])
+    with pytest.raises(ledger.LedgerError, match="printing"):
+        ledger.check_ledger([prose, {**end, "printing of": "nowhere"}], ["a", "b"])
+
+
+def test_the_counts_give_measurements_by_verdict_apart_from_checks_and_count_a_printed_interval_once(tmp_path):
+    from oscc_core.reporting.rows import Row
+
+    prose = Row.interval_pair("check: mean difference", "text_precision.check.bootstrap_interval", -0.0334, 0.0243)
+    ends = [prose.printed_as(f"marginal_equivalence.check.{end}", end, f"the {end} of the prose's interval")
+            for end in ("ci_low", "ci_high")]
+    result, check = entry_of("covariance", "result"), entry_of("covariance", "check")
+    write_results(tmp_path, "02_covariance", {"paper_intervals": [r.as_dict() for r in [prose, *ends]],
+                                              "rows": [row(result, "not reproduced"), row(check, "reproduced")]})
+    lines = build(tmp_path)[0]
+    ledger.check_ledger(lines, RAW_IDS)
+    counted = ledger.counts(lines)
+    compared = {v: n for v, n in counted["intervals"].items() if v != "not compared"}    # the rest has no row
+    assert compared == {"reproduced": 1, "inconclusive": 0, "partly": 0, "not reproduced": 0,
+                        "impossible under the rules": 0}                          # three entries, one comparison
+    assert counted["checks"]["reproduced"] == 1 and counted["measurements"]["not reproduced"] == 1
+    covariance = counted["tally by chapter"]["02_covariance"]
+    assert covariance["intervals"]["reproduced"] == 1 and covariance["printings"] >= 2
+    assert ledger.glue_values(counted)["ledger_intervals_reproduced"] == "1"

@@ -471,7 +471,7 @@ def test_verdict_counts_count_primary_comparisons_only():
             Row.compare("b", "main.independent.variance", 30.0, 29.0, 31.0).as_sensitivity(),   # not counted
             Row.setting("c", "main.independent.pairs", 100_000),                                # a status
             Row.no_paper("d", 1.0)]
-    assert findings.verdict_counts({"t": rows}) == {claims.REPRODUCED: 1}
+    assert findings.verdict_counts({"t": rows}) == {claims.REPRODUCED: 1}   # size verdicts only, each value once
 
 
 PAPER_RUN = {"n_groups": 100_000, "seed": 13, "root": "", "continuation": "uniform", "cfr_iterations": 20,

@@ -6,6 +6,8 @@ These tests read only book/paper_claims.yaml inside the repository, never
 from decimal import Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from oscc_core.reporting import claims as C
 
@@ -141,15 +143,33 @@ def test_verdict_reproduced_within_five_percent_without_interval():
 
 
 def test_verdict_five_percent_boundary_is_inclusive():
-    assert C.verdict(100.0, 95.0) == "reproduced"
+    assert C.verdict(84.0, 80.0) == "reproduced"          # |84 - 80| = 4 = 5% of ours, exactly
 
 
 def test_verdict_outside_five_percent_is_not_reproduced():
     assert C.verdict(100.0, 106.0) == "not reproduced"
 
 
-def test_verdict_relative_tolerance_uses_absolute_paper_value():
-    assert C.verdict(-100.0, -104.0) == "reproduced"
+def test_verdict_tolerance_is_five_percent_of_our_value_not_the_papers():
+    # |100 - 95.2| = 4.8: within 5% of the paper's 100 (5.0) but not of our 95.2 (4.76)
+    assert C.verdict(100.0, 95.2) == "not reproduced"
+    # |95.2 - 100| = 4.8: within 5% of our 100 (5.0) but not of the paper's 95.2 (4.76)
+    assert C.verdict(95.2, 100.0) == "reproduced"
+
+
+def test_verdict_relative_tolerance_uses_the_absolute_value_of_ours():
+    assert C.verdict(-104.0, -100.0) == "reproduced"
+    assert C.verdict(-100.0, -94.0) == "not reproduced"   # 6 > 4.7 = 5% of |-94|
+
+
+@given(ours=st.floats(1e-6, 1e6) | st.floats(-1e6, -1e-6), d=st.floats(-0.045, 0.045))
+def test_a_paper_value_within_five_percent_of_ours_agrees(ours, d):
+    assert C.size_agrees(ours * (1 + d), ours) and C.size_test() == C.WITHIN_TOLERANCE
+
+
+@given(ours=st.floats(1e-6, 1e6) | st.floats(-1e6, -1e-6), d=st.floats(0.055, 10.0), sign=st.sampled_from([-1, 1]))
+def test_a_paper_value_more_than_five_percent_from_ours_does_not_agree(ours, d, sign):
+    assert not C.size_agrees(ours * (1 + sign * d), ours)
 
 
 def test_verdict_partly_when_a_declared_relation_holds_but_size_does_not():

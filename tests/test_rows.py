@@ -259,3 +259,55 @@ def test_a_cost_ratio_is_the_papers_ratio_against_ours_by_the_five_percent_rule(
     assert r.paper == pytest.approx(107.09 / 105.21, abs=1e-4) and r.verdict == claims.REPRODUCED
     assert Row.ratio("q", "cost_frontier.oscc_select.wall_time", "cost_frontier.independent.wall_time",
                      1.2).verdict == claims.NOT_REPRODUCED
+
+
+# --- declarations: not comparable, true by construction, printed again ------------------------
+
+def test_the_issues_interval_line_names_the_midpoint_test_and_shows_both_intervals():
+    # paper [0.0071, 0.0342] against ours [-0.0334, 0.0243]: the paper's high end lies outside ours, yet the
+    # midpoints 0.02065 and -0.00455 are 0.0252 apart, within sqrt(0.01355^2 + 0.02885^2) = 0.0319
+    r = Row.interval_pair("check: mean difference", "text_precision.check.bootstrap_interval", -0.0334, 0.0243)
+    assert r.verdict == claims.REPRODUCED and r["test"] == rows.MIDPOINT_TEST
+    assert "midpoint test, not containment" in r.reason and "our [-0.0334, 0.0243]" in r.reason
+    assert "0.0252" in r.reason and "0.0319" in r.reason and "neither contains the other" in r.reason
+
+
+def test_a_printing_repeats_the_comparison_under_its_own_claim_and_names_the_one_it_repeats():
+    prose = Row.interval_pair("check", "text_precision.check.bootstrap_interval", -0.0334, 0.0243)
+    end = prose.printed_as("marginal_equivalence.check.ci_high", "check: high end", "the high end")
+    assert end["claim id"] == "marginal_equivalence.check.ci_high" and end["printing of"] == prose.claim_id
+    assert (end.verdict, end.interval) == (prose.verdict, prose.interval) and end.reason.startswith("the high end")
+    with pytest.raises(ValueError, match="primary"):
+        prose.as_sensitivity().printed_as("marginal_equivalence.check.ci_low", "q", "n")
+
+
+def test_a_row_that_declares_its_quantity_not_comparable_is_not_compared_and_keeps_our_value():
+    r = Row.compare("calls", "coupling_factors.ind.calls", 61_440.0).incomparable("another design")
+    assert (r.verdict, r.reason, r.ours, r["not comparable"]) == (claims.NOT_COMPARED, "another design", 61_440.0,
+                                                                  "another design")
+    assert "test" not in r
+    with pytest.raises(ValueError, match="not comparable"):
+        Row("q", 1.0, 1.0, claims.REPRODUCED, "coupling_factors.ind.calls", not_comparable="another design")
+    with pytest.raises(ValueError, match="reason"):
+        Row.compare("calls", "coupling_factors.ind.calls", 1.0).incomparable(" ")
+
+
+def test_a_value_true_by_construction_keeps_its_verdict_and_says_why():
+    r = Row.ratio("OSCC-Select / independent", "cost_frontier.oscc_select.wall_time",
+                  "cost_frontier.independent.wall_time", 1.0)
+    built = r.true_by_construction("matched budget")
+    assert built.verdict == r.verdict and built["by construction"] == "matched budget" and "by construction" not in r
+
+
+def test_each_compared_row_names_the_size_test_that_decided_it():
+    assert Row.compare("q", "main.cp_grpo_paired.variance", 18.0, 17.0, 19.0)["test"] == claims.CONTAINMENT
+    assert Row.compare("q", "main.cp_grpo_paired.variance", 18.0)["test"] == claims.WITHIN_TOLERANCE
+
+
+def test_a_quantile_pair_agrees_when_each_paper_end_is_within_five_percent_of_ours():
+    cid = "clipping.connectivity_control.ratio_quantiles"
+    p_lo, p_hi = (float(x) for x in claims.claim(cid))
+    assert Row.quantile_pair("q", cid, p_lo, p_hi).verdict == claims.REPRODUCED
+    # ours = paper / 1.052: the paper's end is 5.2% of ours away (4.9% of the paper's): outside
+    assert Row.quantile_pair("q", cid, p_lo / 1.052, p_hi).verdict == claims.NOT_REPRODUCED
+    assert Row.quantile_pair("q", cid, p_lo / 1.048, p_hi).verdict == claims.REPRODUCED

@@ -5,8 +5,9 @@ paper's numbers, one entry per place where a number is printed). Notebooks read
 them through :func:`claim` at run time and never type a paper number.
 
 Verdict rule, implemented by :func:`verdict`.  The size test: the paper's
-value lies in our 95% interval or, where we have no interval (an exact value,
-a count), our value is within 5% of the paper's.  Then:
+value lies in our 95% interval (*containment*) or, where we have no interval
+(an exact value, a count), the paper's value is within 5% of our value,
+``|paper - ours| <= 0.05 |ours|`` (*within 5% of ours*).  Then:
 
 * ``"inconclusive"``: the size test passes, but the relation the paper states
   for the number (a :class:`Relation`) fails on our estimate, or our interval
@@ -54,8 +55,12 @@ DIFFERS = "differs"
 #: The status of a setting of the paper's run (a sample size, a grid, a seed list): never a verdict.
 STATUSES = (ADOPTED, DIFFERS)
 
-#: Relative tolerance used when no interval is available.
+#: Relative tolerance used when no interval is available, as a fraction of our value.
 RELATIVE_TOLERANCE = 0.05
+
+#: The names of the size tests, as ledger lines and rows record which one decided ("test").
+CONTAINMENT = "containment: the paper's value in our 95% interval"
+WITHIN_TOLERANCE = "within 5% of our value"
 
 #: Repository root: the parent of the ``oscc_core`` package directory.
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -170,7 +175,7 @@ def _finite(x: Any, name: str) -> float:
 def size_agrees(paper_value: float, estimate: float | None = None, low: float | None = None,
                 high: float | None = None) -> bool:
     """The size test of the verdict rule: ``low <= paper <= high`` or, without an interval,
-    ``|estimate - paper| <= 0.05 |paper|``.  A NaN estimate or bound never agrees."""
+    ``|paper - estimate| <= 0.05 |estimate|`` (5% of our value).  A NaN estimate or bound never agrees."""
     p = _finite(paper_value, "paper_value")
     if (low is None) != (high is None):
         raise ValueError("Give both ends of the 95% interval (low and high) or neither.")
@@ -182,7 +187,12 @@ def size_agrees(paper_value: float, estimate: float | None = None, low: float | 
     if estimate is None:
         raise ValueError("Give an estimate or a 95% interval.")
     e = _finite(estimate, "estimate")
-    return (not math.isnan(e)) and abs(e - p) <= RELATIVE_TOLERANCE * abs(p)
+    return (not math.isnan(e)) and abs(p - e) <= RELATIVE_TOLERANCE * abs(e)
+
+
+def size_test(low: float | None = None, high: float | None = None) -> str:
+    """The name of the size test :func:`size_agrees` applies: containment with an interval, else 5% of ours."""
+    return WITHIN_TOLERANCE if low is None and high is None else CONTAINMENT
 
 
 def verdict(

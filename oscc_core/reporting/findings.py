@@ -38,25 +38,34 @@ def _sentences(name: str, lines, low: int, high: int) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Findings:
     """A chapter's findings: `box` (exactly three lines: what holds, what does not, what is impossible or open)
-    and `landing` (two or three bullets), each a sentence written from the chapter's own numbers (markdown)."""
+    and `landing` (two or three bullets), each a sentence written from the chapter's own numbers (markdown);
+    `counts`, the chapter's counts as `reporting.tally.tally_text` writes them from the chapter's rows (the
+    sentence the landing page prints for the chapter from the ledger), shown under the box's three lines."""
 
     box: tuple[str, ...]
     landing: tuple[str, ...]
+    counts: str | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "box", _sentences("the result box", self.box, 3, 3))
         object.__setattr__(self, "landing", _sentences("the landing page's bullets", self.landing, 2, 3))
+        if self.counts is not None:
+            object.__setattr__(self, "counts", _sentences("the counts", (self.counts,), 1, 1)[0])
 
     def record(self) -> dict:
         """The findings as a results file keeps them."""
-        return {"box": dict(zip(BOX_LINES, self.box)), "landing": list(self.landing)}
+        out = {"box": dict(zip(BOX_LINES, self.box)), "landing": list(self.landing)}
+        if self.counts is not None:
+            out["counts"] = self.counts
+        return out
 
     def box_html(self) -> str:
-        """The result box: an admonition whose three items are each led by what they say."""
+        """The result box: an admonition whose three items are each led by what they say, and the counts."""
         items = "".join(f"<li><strong>{label.capitalize()}.</strong> {html.escape(line)}</li>"
                         for label, line in zip(BOX_LINES, self.box))
+        counts = "" if self.counts is None else f'<p class="oscc-counts"><em>{html.escape(self.counts)}</em></p>'
         return (f'<div class="admonition tip oscc-result-box"><p class="admonition-title">This chapter in three '
-                f"lines</p><ul>{items}</ul></div>")
+                f"lines</p><ul>{items}</ul>{counts}</div>")
 
 
 def landing_html(record: dict, counts_line: str) -> str:

@@ -19,7 +19,19 @@ The verdict rule lives here and in `claims.verdict`:
   bound the game's rules impose under the reading the row names;
   `Row.under_readings` keeps that verdict only when every reading the chapter
   lists is impossible;
-* *not compared* (`Row.not_compared`): with a one-sentence reason;
+* *not compared* (`Row.not_compared`): with a one-sentence reason; a row
+  that shows our value beside a paper number of another quantity declares the
+  quantity not comparable (`Row.incomparable`, with its reason), and the
+  claims ledger refuses it any other verdict;
+* a value true by construction (a matched-budget cost ratio, a count fixed by
+  an adopted setting) says so (`Row.true_by_construction`, with the reason): it
+  keeps its verdict and is counted apart from the measurements;
+* one comparison printed as several entries of the claims file (an interval
+  the prose prints whole and a table prints end by end) has one row per
+  entry, all but one naming the entry whose comparison they repeat
+  (`Row.printed_as`): the comparison is counted once;
+* each row names the size test that decided it (`test`: containment, within 5%
+  of ours, the midpoint test of two intervals, equality, a bound);
 * a setting of the paper's run (`Row.setting`) has a status, adopted or
   differs, and no verdict;
 * a value the paper prints for one seed (`Row.one_seed`) is compared with a
@@ -51,6 +63,13 @@ NOT_COMPARED = claims.NOT_COMPARED   # verdict of a row whose paper value we do 
 IMPOSSIBLE = claims.IMPOSSIBLE       # verdict of a row whose paper value breaks a bound of the game's rules
 #: The record key that names a primary row's claim, and the one a sensitivity or detail row names it under.
 CLAIM_KEY, SENSITIVITY_KEY = "claim id", "sensitivity of"
+#: The names of the tests of the rows that do not apply the verdict rule's size test (`claims.size_test`).
+MIDPOINT_TEST = "midpoint test: the midpoints differ by at most sqrt(h_paper^2 + h_ours^2)"
+PREDICTION_TEST = "containment: the paper's value in our 95% prediction interval of one more seed"
+ANY_OF_TEST = "containment: the paper's value in the 95% interval of at least one of our estimates"
+BOUND_TEST = "bound: ours below the paper's bound"
+EQUALITY_TEST = "equality of counts"
+ALL_FINITE_TEST = "every one of our values finite"
 
 __all__ = ["CLAIM_KEY", "IMPOSSIBLE", "NOT_COMPARED", "NO_PAPER", "Relation", "Row", "SENSITIVITY_KEY",
            "parse_fraction", "relative_deviation"]
@@ -113,6 +132,10 @@ class Row(Mapping):
     primary: bool = True
     reading: str | None = None
     readings: tuple | None = None
+    test: str | None = None
+    not_comparable: str | None = None
+    by_construction_reason: str | None = None
+    printing_of: str | None = None
     relative_deviation: float | None = field(init=False, default=None)
 
     def __post_init__(self):
@@ -125,6 +148,9 @@ class Row(Mapping):
             raise ValueError(f"{self.quantity!r}: a row that is {self.verdict!r} needs its reason.")
         if self.verdict == claims.IMPOSSIBLE and not (self.reading and self.reading.strip()):
             raise ValueError(f"{self.quantity!r}: an impossible row names the reading under which it is impossible.")
+        if self.not_comparable is not None and self.verdict != claims.NOT_COMPARED:
+            raise ValueError(f"{self.quantity!r}: a row that declares its quantity not comparable is not compared, "
+                             f"not {self.verdict!r}.")
 
     # --- constructors, one per kind of comparison ------------------------------------
     @classmethod
@@ -141,7 +167,7 @@ class Row(Mapping):
         paper = claims.claim(claim_id)
         verdict = claims.verdict(paper, ours, low, high, relation=relation, positive=positive)
         return cls(quantity, paper, ours, verdict, claim_id, None if low is None else (low, high), exact,
-                   **_declared(relation))
+                   test=claims.size_test(low, high), **_declared(relation))
 
     @classmethod
     def estimate(cls, quantity: str, claim_id: str | None, est, relation: Relation | None = None,
@@ -163,7 +189,8 @@ class Row(Mapping):
         iv = prediction_interval(seed_values)
         paper = claims.claim(claim_id)
         verdict = claims.verdict(paper, ours, iv.low, iv.high, relation=relation)
-        return cls(quantity, paper, ours, verdict, claim_id, (iv.low, iv.high), **_declared(relation))
+        return cls(quantity, paper, ours, verdict, claim_id, (iv.low, iv.high), test=PREDICTION_TEST,
+                   **_declared(relation))
 
     @classmethod
     def setting(cls, quantity: str, claim_id: str, ours, reason: str | None = None,
@@ -222,7 +249,8 @@ class Row(Mapping):
         """The paper prints an upper bound '< x': reproduced when ours < x."""
         paper = claims.claim(claim_id)
         ok = ours < float(paper)
-        return cls(quantity, f"< {paper:g}", ours, claims.REPRODUCED if ok else claims.NOT_REPRODUCED, claim_id)
+        return cls(quantity, f"< {paper:g}", ours, claims.REPRODUCED if ok else claims.NOT_REPRODUCED, claim_id,
+                   test=BOUND_TEST)
 
     @classmethod
     def residual(cls, quantity: str, claim_id: str, ours: float) -> "Row":
@@ -230,7 +258,7 @@ class Row(Mapping):
         bound = float(claims.claim(claim_id))
         ok = abs(ours) < bound
         return cls(quantity, f"< {bound:g}", residual_text(ours, bound),
-                   claims.REPRODUCED if ok else claims.NOT_REPRODUCED, claim_id, exact=0.0)
+                   claims.REPRODUCED if ok else claims.NOT_REPRODUCED, claim_id, exact=0.0, test=BOUND_TEST)
 
     @classmethod
     def identity(cls, quantity: str, paper_text: str, residual: float, tolerance: float) -> "Row":
@@ -254,7 +282,7 @@ class Row(Mapping):
         return cls(quantity, paper, f"{min(e.value for e in estimates):.4f} to {max(e.value for e in estimates):.4f}",
                    verdict, claim_id, (min(e.low for e in estimates), max(e.high for e in estimates)),
                    f"{min(e.exact for e in estimates):.4f} to {max(e.exact for e in estimates):.4f}",
-                   **_declared(relation))
+                   test=ANY_OF_TEST, **_declared(relation))
 
     @classmethod
     def same_text(cls, quantity: str, paper: str, ours: str, source: str, exact=None) -> "Row":
@@ -276,37 +304,43 @@ class Row(Mapping):
     @classmethod
     def quantile_pair(cls, quantity: str, claim_id: str, low: float, high: float,
                       relation: Relation | None = None) -> "Row":
-        """A pair of quantiles (low, high) against the paper's pair: reproduced when both lie within 5% of the
-        paper's, partly when the declared `relation` holds."""
+        """A pair of quantiles (low, high) against the paper's pair: reproduced when each of the paper's lies
+        within 5% of ours (`claims.size_agrees`, end by end), partly when the declared `relation` holds."""
         p_lo, p_hi = (float(x) for x in claims.claim(claim_id))
-        close = abs(low - p_lo) <= 0.05 * abs(p_lo) and abs(high - p_hi) <= 0.05 * abs(p_hi)
+        close = claims.size_agrees(p_lo, low) and claims.size_agrees(p_hi, high)
         holds = relation is not None and relation.holds
         verdict = claims.REPRODUCED if close else (claims.PARTLY if holds else claims.NOT_REPRODUCED)
         return cls(quantity, f"[{p_lo:g}, {p_hi:g}]", f"[{low:.4f}, {high:.4f}]", verdict, claim_id,
-                   **_declared(relation))
+                   test=f"each end {claims.WITHIN_TOLERANCE}", **_declared(relation))
 
     @classmethod
     def interval_pair(cls, quantity: str, claim_id: str, low: float, high: float, ours: float | None = None,
                       relation: Relation | None = None) -> "Row":
-        """An interval the paper prints ([a, b], its 95% interval of a quantity) against ours ([low, high]):
-        reproduced when the two estimates agree at 95%, i.e. their midpoints differ by at most
+        """An interval the paper prints ([a, b], its 95% interval of a quantity) against ours ([low, high]), by the
+        midpoint test: reproduced when the two estimates agree at 95%, i.e. their midpoints differ by at most
         sqrt(h_paper^2 + h_ours^2) (h: a half-width; the 95% interval of the difference of two independent
-        estimates); partly when they do not but a declared `relation` holds; otherwise not reproduced.  The
-        reason says whether the intervals overlap and whether one contains the other."""
+        estimates); partly when they do not but a declared `relation` holds; otherwise not reproduced.  Not a
+        containment test: an end the paper prints may lie outside our interval while the two agree.  The reason
+        gives both intervals, the test's numbers and its outcome, and whether the intervals overlap and whether
+        one contains the other."""
         a, b = (float(x) for x in claims.claim(claim_id))
         lo, hi = float(low), float(high)
         if not (a <= b and lo <= hi):
             raise ValueError(f"{quantity!r}: both intervals need low <= high, got [{a}, {b}] and [{lo}, {hi}].")
         mid_p, mid_o = (a + b) / 2, (lo + hi) / 2
-        agree = abs(mid_p - mid_o) <= math.hypot((b - a) / 2, (hi - lo) / 2)
+        distance, allowed = abs(mid_p - mid_o), math.hypot((b - a) / 2, (hi - lo) / 2)
+        agree = distance <= allowed
         overlap = not (hi < a or b < lo)
         contains = ("the paper's interval contains ours" if a <= lo and hi <= b else
                     "ours contains the paper's" if lo <= a and b <= hi else "neither contains the other")
         verdict = claims.REPRODUCED if agree else (claims.PARTLY if relation is not None and relation.established
                                                    else claims.NOT_REPRODUCED)
-        reason = f"the intervals {'overlap' if overlap else 'do not overlap'}; {contains}"
+        reason = (f"midpoint test, not containment: the paper's [{a:.4g}, {b:.4g}] and our [{lo:.4g}, {hi:.4g}] "
+                  f"have midpoints {distance:.3g} apart, {'within' if agree else 'beyond'} the allowed "
+                  f"{allowed:.3g} = sqrt(h_paper^2 + h_ours^2), so they {'agree' if agree else 'disagree'}; "
+                  f"the intervals {'overlap' if overlap else 'do not overlap'}; {contains}")
         return cls(quantity, (a, b), mid_o if ours is None else ours, verdict, claim_id, (lo, hi),
-                   reason=reason, **_declared(relation))
+                   reason=reason, test=MIDPOINT_TEST, **_declared(relation))
 
     @classmethod
     def ratio(cls, quantity: str, claim_id: str, reference_id: str, ours: float,
@@ -317,12 +351,40 @@ class Row(Mapping):
         # the paper prints seconds to 0.01 s (about 100 s), so its ratio carries four decimals, no more
         paper = round(float(claims.claim(claim_id)) / float(claims.claim(reference_id)), RATIO_DECIMALS)
         verdict = claims.verdict(paper, ours, relation=relation)
-        return cls(quantity, paper, float(ours), verdict, claim_id, **_declared(relation))
+        return cls(quantity, paper, float(ours), verdict, claim_id, test=claims.WITHIN_TOLERANCE,
+                   **_declared(relation))
 
     @classmethod
     def not_compared(cls, quantity: str, claim_id: str, reason: str) -> "Row":
         """A paper value we do not compare, with the one-sentence reason."""
         return cls(quantity, claims.claim(claim_id), "—", NOT_COMPARED, claim_id, reason=reason)
+
+    def incomparable(self, reason: str) -> "Row":
+        """The same row declaring that our quantity is not the paper's (another design, a count the paper never
+        defines): not compared, with the one-sentence `reason`; our value and interval stay beside the paper's
+        for the reader, and no size test decides anything (`test` is dropped)."""
+        if not (isinstance(reason, str) and reason.strip()):
+            raise ValueError(f"{self.quantity!r}: a quantity declared not comparable needs its one-sentence reason.")
+        return replace(self, verdict=NOT_COMPARED, reason=reason, not_comparable=reason, test=None,
+                       relation=None, relation_holds=None, relation_resolved=None)
+
+    def true_by_construction(self, reason: str) -> "Row":
+        """The same row declaring that our value agrees by construction (a ratio of budgets we match, a count an
+        adopted setting fixes), with the one-sentence `reason`: it keeps its verdict, and the ledger counts it
+        apart from the measurements."""
+        if not (isinstance(reason, str) and reason.strip()):
+            raise ValueError(f"{self.quantity!r}: a value true by construction needs the reason it is.")
+        return replace(self, by_construction_reason=reason)
+
+    def printed_as(self, claim_id: str, quantity: str, note: str) -> "Row":
+        """The row of another entry of the claims file that prints this row's comparison again (an end of an
+        interval, the same number under another label): the same comparison and verdict under `claim_id`, naming
+        this row's claim as the comparison it repeats ("printing of"), so that the comparison is counted once;
+        `note` (e.g. "the low end of the interval the prose prints") leads its reason."""
+        if not self.claim_id or not self.primary:
+            raise ValueError(f"{self.quantity!r}: only a primary row with a claim id can be printed again.")
+        reason = f"{note}; a printing of {self.claim_id}, counted there" + (f"; {self.reason}" if self.reason else "")
+        return replace(self, quantity=quantity, claim_id=claim_id, printing_of=self.claim_id, reason=reason)
 
     @classmethod
     def impossible(cls, quantity: str, claim_id: str, ours, bound_text: str, reading: str,
@@ -343,7 +405,7 @@ class Row(Mapping):
         paper = claims.claim(claim_id)
         ok = int(paper) == int(ours)
         return cls(quantity, paper, int(ours), claims.REPRODUCED if ok else claims.NOT_REPRODUCED, claim_id,
-                   exact=exact)
+                   exact=exact, test=EQUALITY_TEST)
 
     @classmethod
     def fraction(cls, quantity: str, claim_id: str, num: int, den: int) -> "Row":
@@ -354,7 +416,7 @@ class Row(Mapping):
             raise ValueError(f"{quantity}: a fraction needs a positive denominator, got {num}/{den} "
                              f"against the paper's {paper}.")
         verdict = claims.verdict(float(Fraction(pn, pd_)), float(Fraction(num, den)))  # no relation: never partly
-        return cls(quantity, paper, f"{num}/{den}", verdict, claim_id)
+        return cls(quantity, paper, f"{num}/{den}", verdict, claim_id, test=claims.WITHIN_TOLERANCE)
 
     @classmethod
     def all_finite(cls, quantity: str, claim_id: str, finite: int, total: int) -> "Row":
@@ -366,7 +428,7 @@ class Row(Mapping):
             paper_all = a == b
         ok = paper_all and finite == total
         return cls(quantity, text if "/" in text else f"{int(float(text)):,}", f"{finite:,}/{total:,}",
-                   claims.REPRODUCED if ok else claims.NOT_REPRODUCED, claim_id)
+                   claims.REPRODUCED if ok else claims.NOT_REPRODUCED, claim_id, test=ALL_FINITE_TEST)
 
     @property
     def declared_relation(self) -> Relation | None:
@@ -399,6 +461,10 @@ class Row(Mapping):
         if self.readings is not None:
             out["readings"] = [dict(r, interval=None if r["interval"] is None else list(r["interval"]))
                                for r in self.readings]
+        for key, value in (("test", self.test), ("not comparable", self.not_comparable),
+                           ("by construction", self.by_construction_reason), ("printing of", self.printing_of)):
+            if value is not None:
+                out[key] = value
         return out
 
     def __getitem__(self, key):

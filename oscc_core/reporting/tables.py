@@ -20,14 +20,16 @@ pd.set_option("display.max_colwidth", None)
 COLUMN_ORDER = ("quantity", "paper", "paper 95% interval", "ours", "95% interval", "exact", "relative deviation",
                 "relation", "verdict", "status", "reason", "reading", "claim id", "sensitivity of")
 #: Record fields a table does not show: whether the relation holds and is resolved (the verdict says it), and the
-#: per-reading verdicts (the reason names them).
-RECORD_ONLY = ("relation holds", "relation resolved", "readings")
+#: per-reading verdicts (the reason names them), the name of the size test (the ledger shows it) and a
+#: not-comparable declaration (its reason is the row's reason).
+RECORD_ONLY = ("relation holds", "relation resolved", "readings", "test", "not comparable")
 
 
 #: Text columns whose long cells move under the table as numbered notes (a cell keeps only its note's mark), so
 #: that a comparison table stays narrow enough for its cells to hold a few lines each.  (A primary row's claim id
 #: gets a line of its own under its row in the book; the claim a sensitivity row names has none.)
-NOTE_COLUMNS = {"relation": "r", "reason": "n", "reading": "g", "sensitivity of": "s"}
+NOTE_COLUMNS = {"relation": "r", "reason": "n", "reading": "g", "sensitivity of": "s", "by construction": "c",
+                "printing of": "p"}
 #: A text cell longer than this many characters becomes a note.
 NOTE_AFTER = 32
 

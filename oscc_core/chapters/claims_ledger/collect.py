@@ -8,24 +8,14 @@ written with sorted keys, so alphabetical) and list items in list order.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
-#: The chapter (notebook stem) of each section of the claims file.
-SECTION_CHAPTERS = {"contract": "01_contract", "covariance": "02_covariance", "gradient_noise": "03_gradient_noise",
-                    "selector": "04_selector", "solver": "05_solver", "transfer": "06_transfer"}
+from oscc_core.reporting.ledger_lines import CLAIM_KEY, SECTION_CHAPTERS, RowRecord
+
 #: This chapter's own stem: its results file is never read as a source.
 LEDGER_STEM = "07_claims_ledger"
-CLAIM_KEY = "claim id"
-
-
-@dataclass(frozen=True)
-class RowRecord:
-    """One comparison row found in a results file: the chapter, where in the file, and the record itself."""
-
-    chapter: str      # notebook stem, e.g. "02_covariance"
-    where: str        # JSON path inside the file, e.g. "fixed_root/rows/6"
-    record: dict
+__all__ = ["CLAIM_KEY", "LEDGER_STEM", "SECTION_CHAPTERS", "RowRecord", "read_results", "row_records",
+           "rows_by_claim", "sources"]
 
 
 def read_results(results_dir) -> dict[str, dict]:

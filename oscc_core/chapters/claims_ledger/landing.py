@@ -1,15 +1,17 @@
-"""The landing page's findings: each chapter's bullets (from its results file) beside its result counts.
+"""The landing page's findings: each chapter's bullets (from its results file) beside its counts.
 
 Each chapter writes two or three sentences about what holds, what does not
 and what is impossible (`reporting.findings`) into its results file; the
-ledger adds the chapter's result counts by verdict from the ledger itself
-(results only: settings are counted on their own line) and glues one HTML
-list per chapter, `landing_<stem>`, for the landing page.
+ledger adds the chapter's counts from the ledger's lines of its section, by
+`reporting.tally` (the function the chapter's own result box counts with:
+measured values once each, checks and the paper's intervals apart, settings
+on their own), and glues one HTML list per chapter, `landing_<stem>`, for the
+landing page.
 """
 from __future__ import annotations
 
 from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS
-from oscc_core.chapters.claims_ledger.ledger import SETTING_KIND, STATUSES, VERDICTS
+from oscc_core.reporting import tally
 from oscc_core.reporting.findings import RESULTS_KEY, landing_html
 
 #: The chapters whose findings the landing page shows, in book order.
@@ -21,19 +23,9 @@ def glue_name(stem: str) -> str:
     return f"landing_{stem}"
 
 
-def _phrase(counts: dict, order) -> str:
-    return ", ".join(f"{n:,} {label}" for label in order if (n := counts.get(label, 0)))
-
-
 def counts_line(lines: list[dict], section: str) -> str:
-    """'Results of this section: 12 reproduced, 3 inconclusive, ...; settings: 5 adopted, 2 differ.'"""
-    mine = [r for r in lines if r["section"] == section]
-    verdicts = {v: sum(r["verdict"] == v for r in mine if r["kind"] != SETTING_KIND) for v in VERDICTS}
-    statuses = {s: sum(r["status"] == s for r in mine if r["kind"] == SETTING_KIND) for s in STATUSES}
-    results = sum(verdicts.values())
-    text = f"The ledger's {results:,} results of this part: {_phrase(verdicts, VERDICTS) or 'none'}"
-    settings = _phrase({"adopted": statuses["adopted"], "differ": statuses["differs"]}, ("adopted", "differ"))
-    return text + (f" (settings of the paper's runs, counted apart: {settings})." if settings else ".")
+    """The counts of the section's lines as `tally.tally_text` writes them (the sentence of its chapter's box)."""
+    return tally.tally_text(tally.tally([r for r in lines if r["section"] == section]))
 
 
 def landing_values(found: dict[str, dict], lines: list[dict]) -> dict[str, str]:
@@ -54,17 +46,23 @@ def missing_findings(found: dict[str, dict]) -> list[str]:
 
 
 def ledger_findings(counted: dict):
-    """The ledger chapter's own result box: the counts of results by verdict, settings apart."""
+    """The ledger chapter's own result box: measured values by verdict (each once), then checks, the paper's
+    intervals, values true by construction and settings, each counted apart (`reporting.tally`)."""
     from oscc_core.reporting.findings import Findings
 
-    v, st = counted["verdict"], counted["status"]
-    compared = counted["results"] - v["not compared"]
-    box = (f"{v['reproduced']:,} of the {counted['results']:,} results the paper prints are reproduced "
-           f"({compared:,} are compared at all).",
-           f"{v['not reproduced']:,} are not reproduced and {v['partly']:,} hold only partly (the relation the paper "
+    m, st = counted["measurements"], counted["status"]
+    n = sum(m.values())
+    compared = n - m["not compared"]
+    checks, intervals = sum(counted["checks"].values()), sum(counted["intervals"].values())
+    built = sum(counted["by construction"].values())
+    box = (f"Of the {n:,} values the paper measures (each counted once, however often it is printed; "
+           f"{compared:,} compared), {m['reproduced']:,} are reproduced and {m['inconclusive']:,} are inconclusive.",
+           f"{m['not reproduced']:,} are not reproduced and {m['partly']:,} hold only partly (the relation the paper "
            f"states holds, the size does not).",
-           f"{v['impossible under the rules']:,} are impossible under the game's rules, {v['inconclusive']:,} are "
-           f"inconclusive and {v['not compared']:,} are not compared; the {counted['settings']:,} settings of the "
-           f"paper's runs are counted apart ({st['adopted']:,} adopted, {st['differs']:,} differ).")
+           f"{m['impossible under the rules']:,} are impossible under the game's rules and {m['not compared']:,} are "
+           f"not compared; counted apart: {checks:,} pass/fail checks ({counted['checks']['reproduced']:,} reproduced), "
+           f"{intervals:,} intervals the paper prints, {built:,} values true by construction, "
+           f"{counted['printings']:,} further printings of a counted value and {counted['settings']:,} settings "
+           f"({st['adopted']:,} adopted, {st['differs']:,} differ).")
     landing = (box[0], box[1])
     return Findings(box, landing)

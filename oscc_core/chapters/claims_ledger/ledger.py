@@ -5,8 +5,10 @@ Rules, applied in this order to each entry (the `basis` field names the rule):
 
 1. ``row``: a results file holds the entry's *primary* row (a record whose
    "claim id" names it).  It gives ours, interval, exact, verdict or status,
-   relation, relative deviation, reason and readings; the entry keeps the
-   paper's value as the claims file prints it.  Sensitivity and detail rows
+   relation, relative deviation, reason, readings, the test that decided the
+   size, and what the row declares (the quantity not comparable, the value
+   true by construction, the comparison a printing of another entry's); the
+   entry keeps the paper's value as the claims file prints it.  Sensitivity and detail rows
    name their claim under "sensitivity of" and are never read here; two
    primary rows for one claim id stop the build.
 2. ``chapter not built``: the entry's section has no results file yet.  Not
@@ -23,15 +25,24 @@ Entries of kind ``setup`` get a status (adopted or differs), never a verdict;
 every other entry gets a verdict, never a status.  `check_ledger` fails the
 build when an entry is missing or doubled, has no verdict (or status) or an
 unknown one, lacks a reason its verdict needs, is impossible without the
-reading under which it is, or takes the row of an entry printed with another
-value.
+reading under which it is, takes the row of an entry printed with another
+value, carries a size verdict although its row declares the quantity not
+comparable, or repeats a comparison under another verdict than the entry it
+prints.
+
+Counts (`counts`) come from `reporting.tally`, the function every chapter's
+result box counts with: measurements apart from checks and the paper's
+intervals, each measured value once however many entries print it, values
+true by construction apart.
 """
 from __future__ import annotations
 
 from collections import Counter
 
-from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS, RowRecord
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, tally
+from oscc_core.reporting.ledger_lines import (BASES, BY_CONSTRUCTION_KEY, NOT_BUILT_REASON, NOT_COMPARABLE_KEY,
+                                              PRINTING_KEY, SECTION_CHAPTERS, SETTING_KIND, SETTING_REASON,
+                                              TEST_KEY, LedgerError, build_lines, doubled_primaries)
 
 REPRODUCED, INCONCLUSIVE, PARTLY = claims.REPRODUCED, claims.INCONCLUSIVE, claims.PARTLY
 NOT_REPRODUCED, IMPOSSIBLE, NOT_COMPARED = claims.NOT_REPRODUCED, claims.IMPOSSIBLE, claims.NOT_COMPARED
@@ -40,94 +51,22 @@ ADOPTED, DIFFERS = claims.ADOPTED, claims.DIFFERS
 VERDICTS = claims.VERDICTS
 #: The statuses of settings.
 STATUSES = claims.STATUSES
-#: The kind of entry that gets a status instead of a verdict.
-SETTING_KIND = "setup"
 #: Verdicts (and the status) that need a one-sentence reason.
 NEEDS_REASON = (IMPOSSIBLE, NOT_COMPARED, DIFFERS)
-BASES = ("row", "same value", "chapter not built", "setting", "no row")
 
-NOT_BUILT_REASON = "chapter not built yet"
-SETTING_REASON = "not run: no chapter of this book runs the experiment this setting belongs to"
-
-
-class LedgerError(ValueError):
-    """The ledger is incomplete: an entry is missing, doubled, or lacks a verdict or a reason."""
+__all__ = ["BASES", "BY_CONSTRUCTION_KEY", "LedgerError", "NOT_BUILT_REASON", "NOT_COMPARABLE_KEY", "PRINTING_KEY",
+           "SETTING_KIND", "SETTING_REASON", "TEST_KEY", "build_ledger", "check_ledger", "counts",
+           "doubled_primaries", "glue_values", "outcome", "payload", "record"]
 
 
-def _same_value_groups(entries: dict[str, dict]) -> dict[str, list[str]]:
-    """Claim id -> every id of its `same_as` group (the union of the links), in claims-file order."""
-    parent = {cid: cid for cid in entries}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for cid, e in entries.items():
-        target = e.get("same_as")
-        if target in parent:
-            parent[find(cid)] = find(target)
-    groups: dict[str, list[str]] = {}
-    for cid in entries:
-        groups.setdefault(find(cid), []).append(cid)
-    return {cid: groups[find(cid)] for cid in entries}
-
-
-def _from_row(base: dict, row: RowRecord, basis: str, via: str | None, via_paper=None) -> dict:
-    first = row.record
-    return {**base, "ours": first.get("ours"), "interval": first.get("95% interval"), "exact": first.get("exact"),
-            "verdict": first.get("verdict"), "status": first.get("status"),
-            "relation": first.get("relation"), "relative deviation": first.get("relative deviation"),
-            "reason": first.get("reason"), "reading": first.get("reading"), "readings": first.get("readings"),
-            "chapter": row.chapter, "where": row.where, "basis": basis, "via": via, "via paper": via_paper,
-            "relation holds": first.get("relation holds"), "relation resolved": first.get("relation resolved")}
-
-
-def _without_row(base: dict, reason: str, basis: str) -> dict:
-    setting = base["kind"] == SETTING_KIND
-    return {**base, "ours": None, "interval": None, "exact": None, "verdict": None if setting else NOT_COMPARED,
-            "status": DIFFERS if setting else None, "relation": None, "relative deviation": None, "reason": reason,
-            "reading": None, "readings": None, "chapter": None, "where": None, "basis": basis, "via": None,
-            "via paper": None, "relation holds": None, "relation resolved": None}
-
-
-def doubled_primaries(rows: dict[str, list[RowRecord]]) -> dict[str, list[str]]:
-    """Claim id -> where its primary rows are, for every id that more than one primary row names."""
-    return {cid: [f"{r.chapter}:{r.where}" for r in found] for cid, found in rows.items() if len(found) > 1}
-
-
-def build_ledger(entries: dict[str, dict], rows: dict[str, list[RowRecord]], built: set[str]) -> list[dict]:
-    """One ledger line per entry of `entries` (claims-file order), by the rules of the module docstring.
+def build_ledger(entries: dict[str, dict], rows: dict, built: set[str]) -> list[dict]:
+    """One ledger line per entry of `entries` (claims-file order), by the rules of the module docstring
+    (`reporting.ledger_lines.build_lines`, the function each chapter uses for its own section).
 
     `rows` maps claim ids to their primary rows (`collect.rows_by_claim`), `built` holds the stems of the
     chapters whose results files exist.  Raises `LedgerError` when a claim id has two primary rows.
     """
-    doubled = doubled_primaries(rows)
-    if doubled:
-        first = next(iter(doubled))
-        raise LedgerError(f"{len(doubled)} claim ids have more than one primary row (first: {first} at "
-                          f"{', '.join(doubled[first])}); mark all but one as sensitivity rows.")
-    groups = _same_value_groups(entries)
-    out = []
-    for cid, e in entries.items():
-        base = {"id": cid, "section": e["section"], "kind": e["kind"], "source": e.get("source"),
-                "quantity": f"{e.get('row')}: {e.get('column')}", "paper": e["value"]}
-        stem = SECTION_CHAPTERS.get(e["section"])
-        if cid in rows:
-            out.append(_from_row(base, rows[cid][0], "row", None))
-            continue
-        if stem not in built:
-            out.append(_without_row(base, NOT_BUILT_REASON, "chapter not built"))
-            continue
-        mates = [m for m in groups[cid] if m != cid and m in rows and entries[m]["value"] == e["value"]]
-        if mates:
-            out.append(_from_row(base, rows[mates[0]][0], "same value", mates[0], entries[mates[0]]["value"]))
-        elif e["kind"] == SETTING_KIND:
-            out.append(_without_row(base, SETTING_REASON, "setting"))
-        else:
-            out.append(_without_row(base, f"no row in chapter {stem} yet", "no row"))
-    return out
+    return build_lines(entries, rows, built)
 
 
 #: The last part of the claim ids of the paper's wall times (seconds on its machine).
@@ -145,7 +84,9 @@ def check_ledger(ledger: list[dict], claim_ids) -> None:
 
     A partly entry must declare a relation that holds on our numbers; a reproduced one must not declare a
     relation that fails; an impossible one names its reading; a same-value entry takes only the row of an entry
-    printed with the same value.
+    printed with the same value; an entry whose row declares the quantity not comparable is not compared (no
+    size verdict, no bound), with the row's reason; a printing of another entry's comparison names an entry of
+    the ledger and has its verdict.
     """
     seen = Counter(r["id"] for r in ledger)
     doubled = sorted(cid for cid, n in seen.items() if n > 1)
@@ -189,6 +130,13 @@ def check_ledger(ledger: list[dict], claim_ids) -> None:
     failing("wall-time entries are not compared without naming what no ratio of costs captures",
             [r["id"] for r in results if is_wall_time(r["id"]) and r.get("verdict") == NOT_COMPARED
              and r.get("basis") in ("row", "same value") and "ratio" not in (r.get("reason") or "")])
+    failing("entries whose row declares the quantity not comparable carry a verdict other than not compared",
+            [f"{r['id']}, verdict {r.get('verdict')!r}" for r in ledger
+             if r.get(NOT_COMPARABLE_KEY) and r.get("verdict") != NOT_COMPARED])
+    verdict_of = {r["id"]: r.get("verdict") for r in ledger}
+    failing("printings name no entry of the ledger or carry another verdict than the entry they print",
+            [f"{r['id']} (printing of {r[PRINTING_KEY]})" for r in ledger if r.get(PRINTING_KEY)
+             and verdict_of.get(r[PRINTING_KEY], "missing") != r.get("verdict")])
     if problems:
         raise LedgerError("The claims ledger is incomplete: " + "; ".join(problems) + ".")
 
@@ -208,10 +156,19 @@ def _count(lines: list[dict], key, outcomes) -> dict:
 
 def counts(ledger: list[dict]) -> dict:
     """Counts of results (every kind but settings) by verdict, and by section, kind, chapter and basis, each
-    split by verdict; counts of settings by status, by section."""
+    split by verdict; counts of settings by status, by section; and the book's counts (`reporting.tally`):
+    measured values by verdict (each once, however many entries print it), checks, the paper's intervals and
+    values true by construction, each by verdict, the number of further printings, and the same per chapter.
+    """
     results = [r for r in ledger if r["kind"] != SETTING_KIND]
     settings = [r for r in ledger if r["kind"] == SETTING_KIND]
+    whole = tally.tally(ledger)
+    by_chapter = {stem: tally.tally([r for r in ledger if SECTION_CHAPTERS.get(r["section"]) == stem])
+                  for stem in SECTION_CHAPTERS.values()}
     return {"total": len(ledger), "results": len(results), "settings": len(settings),
+            "measurements": whole["measurements"], "checks": whole["checks"], "intervals": whole["intervals"],
+            "by construction": whole[tally.BY_CONSTRUCTION], "values": whole["values"],
+            "printings": whole["printings"], "tally by chapter": by_chapter,
             "verdict": {v: sum(r["verdict"] == v for r in results) for v in VERDICTS},
             "status": {s: sum(r["status"] == s for r in settings) for s in STATUSES},
             "section": _count(results, lambda r: r["section"], VERDICTS),
@@ -243,4 +200,18 @@ def glue_values(counted: dict) -> dict[str, str]:
             "ledger_compared": f"{counted['results'] - v[NOT_COMPARED]:,}",
             "ledger_adopted": f"{st[ADOPTED]:,}", "ledger_differs": f"{st[DIFFERS]:,}",
             "ledger_own_row": f"{basis['row']:,}", "ledger_same_value": f"{basis['same value']:,}",
-            "ledger_not_built": f"{basis['chapter not built']:,}", "ledger_no_row": f"{basis['no row']:,}"}
+            "ledger_not_built": f"{basis['chapter not built']:,}", "ledger_no_row": f"{basis['no row']:,}",
+            **_tally_glue(counted)}
+
+
+def _tally_glue(counted: dict) -> dict[str, str]:
+    """ledger_<class>_<verdict> and ledger_<class> (totals) for measurements, checks, intervals and values true
+    by construction; ledger_values and ledger_printings."""
+    out = {"ledger_values": f"{counted['values']:,}", "ledger_printings": f"{counted['printings']:,}",
+           "ledger_counts_text": tally.tally_text(counted)}
+    for name in ("measurements", "checks", "intervals", "by construction"):
+        short = name.replace(" ", "_")
+        out[f"ledger_{short}"] = f"{sum(counted[name].values()):,}"
+        out.update({f"ledger_{short}_{v.replace(' under the rules', '').replace(' ', '_')}": f"{n:,}"
+                    for v, n in counted[name].items()})
+    return out

@@ -85,8 +85,13 @@ def _cells(r: dict) -> list[tuple[str, str]]:
 
 
 def why(r: dict) -> str:
-    """The reason, and the reading an impossible verdict rests on."""
-    parts = [r["reason"]] if r.get("reason") else []
+    """The value true by construction (and why), the reason, the size test that decided a compared verdict (for an
+    interval: our interval and the test), and the reading an impossible verdict rests on."""
+    parts = [f"true by construction: {r['by construction']}"] if r.get("by construction") else []
+    if r.get("reason"):
+        parts.append(r["reason"])
+    if r.get("test") and r.get("verdict") in claims.COMPARED and "midpoint test" not in (r.get("reason") or ""):
+        parts.append(f"test: {r['test'].split(':')[0]}")
     if r.get("reading") and r.get("verdict") == claims.IMPOSSIBLE:
         parts.append(f"reading: {r['reading']}")
     return "; ".join(parts) or "—"

@@ -1,26 +1,26 @@
 """The chapter's findings (`reporting.findings.Findings`): its result box and landing-page bullets, written
 from the audits' own numbers and the comparison rows' verdicts (never from the paper's numbers alone).
 
-Counts of verdicts are split by the kind of the paper's entry: *checks* (pass/fail audits such as "0/25549
-drifts") and *results* (measured sizes such as a marginal shift); settings have a status and are not counted.
+Counts come from `reporting.tally` (the landing page's function): *checks* (pass/fail audits such as "0/25549
+drifts") apart from *measurements* (measured sizes such as a marginal shift), each measured value once however
+often the paper prints it; settings have a status and are not counted.
 """
 from __future__ import annotations
-
-from collections import Counter
 
 from oscc_core.chapters.contract.observation import ObservationAudit
 from oscc_core.reporting import claims
 from oscc_core.reporting.findings import Findings
 from oscc_core.reporting.rows import Row
+from oscc_core.reporting.tally import chapter_tally, tally_text
+
+STEM = "01_contract"
 
 
-def counts_by_kind(rows: list[Row]) -> dict[str, Counter]:
-    """kind of the paper's entry ("check", "result") -> Counter of the primary rows' verdicts."""
-    out: dict[str, Counter] = {}
-    for r in rows:
-        if r.primary and r.claim_id and not r.is_setting:
-            out.setdefault(claims.claim_entry(r.claim_id)["kind"], Counter())[r.verdict] += 1
-    return out
+def counts_by_kind(rows: list[Row]) -> dict[str, dict[str, int]]:
+    """"check" and "result" (the claims file's kinds) -> the chapter's counts by verdict (`tally.chapter_tally`
+    over every row of the chapter, settings included)."""
+    counted = chapter_tally(STEM, rows)
+    return {"check": counted["checks"], "result": counted["measurements"]}
 
 
 def _inconclusive_text(rows: list[Row]) -> str:
@@ -33,8 +33,8 @@ def _inconclusive_text(rows: list[Row]) -> str:
 def findings(rows: list[Row], settings: list[Row], controls: dict, admissible: dict,
              oa: ObservationAudit) -> Findings:
     """The result box (what holds, what does not, what is impossible or open) and two landing bullets."""
-    by_kind = counts_by_kind(rows)
-    checks, results = by_kind.get("check", Counter()), by_kind.get("result", Counter())
+    counted = chapter_tally(STEM, list(rows) + list(settings))
+    checks, results = counted["checks"], counted["measurements"]
     rejected = all(c["decision"] == "reject" and c["rejected"] == c["groups"] for c in controls.values())
     accepted = sum(a["decision"] == "accept" for a in admissible.values())
     groups = sorted({c["groups"] for c in controls.values()})
@@ -56,4 +56,4 @@ def findings(rows: list[Row], settings: list[Row], controls: dict, admissible: d
     open_ = f"No number is impossible under the rules and {_inconclusive_text(rows)}; {scope}."
     landing = (f"Contract: {gate}; no information state exposes the opponent's card.",
                does_not)
-    return Findings((holds, does_not, open_), landing)
+    return Findings((holds, does_not, open_), landing, counts=tally_text(counted))

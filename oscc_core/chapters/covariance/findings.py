@@ -7,24 +7,31 @@ chips^2, reductions in percent, ratios unitless.
 """
 from __future__ import annotations
 
-from collections import Counter
-
 from oscc_core.chapters.covariance import equivalence
 from oscc_core.chapters.covariance.coupling import ordering
 from oscc_core.reporting import claims
 from oscc_core.reporting.findings import Findings
 from oscc_core.reporting.rows import Row
+from oscc_core.reporting.tally import chapter_tally, tally_text
+
+STEM = "02_covariance"
 
 #: The claims the box cites.
 PAPER_REDUCTION, PAPER_FULL, PAPER_IND = ("main.caption.variance_reduction", "main.cp_grpo_paired.variance",
                                           "main.independent.variance")
 
 
-def verdict_counts(tables: dict[str, list[Row]]) -> Counter:
-    """Verdicts of the primary rows that compare a paper number (results and checks; not settings, sensitivity
-    rows, rows without a paper value or rows not compared)."""
-    return Counter(r.verdict for rows in tables.values() for r in rows
-                   if r.primary and r.claim_id and r.verdict in claims.COMPARED)
+def chapter_counts(tables: dict[str, list[Row]]) -> dict:
+    """The chapter's counts (`reporting.tally.chapter_tally` over every row of `tables`, the function the
+    landing page counts with)."""
+    return chapter_tally(STEM, [r for rows in tables.values() for r in rows])
+
+
+def verdict_counts(tables: dict[str, list[Row]]) -> dict[str, int]:
+    """The measured values the chapter compares with the paper's (each once, however often the paper prints it;
+    checks, the paper's intervals and values true by construction apart), by verdict: the size verdicts only."""
+    measured = chapter_counts(tables)["measurements"]
+    return {v: n for v, n in measured.items() if v in claims.COMPARED and n}
 
 
 def _by_claim(tables: dict[str, list[Row]]) -> dict[str, Row]:
@@ -59,9 +66,11 @@ def does_not_hold_line(audit, tables: dict[str, list[Row]]) -> str:
     return (f"The size: our reduction is {red.value:.1f}% (95% interval {red.low:.1f} to {red.high:.1f}%, exact "
             f"{red.exact:.1f}%) against the paper's {claims.format_value(claims.claim(PAPER_REDUCTION))}%, and the "
             f"paper's fully coupled {claims.format_value(claims.claim(PAPER_FULL))} chips² lies "
-            f"{'inside' if inside else 'outside'} our interval; of {sum(n.values())} comparisons with the paper, "
-            f"{n[claims.PARTLY]} are partly (the direction holds, the size does not), {n[claims.REPRODUCED]} "
-            f"reproduced, {n[claims.INCONCLUSIVE]} inconclusive and {n[claims.NOT_REPRODUCED]} not reproduced.")
+            f"{'inside' if inside else 'outside'} our interval; of {sum(n.values())} measured values compared "
+            f"with the paper's (each counted once), "
+            f"{n.get(claims.PARTLY, 0)} are partly (the direction holds, the size does not), "
+            f"{n.get(claims.REPRODUCED, 0)} reproduced, {n.get(claims.INCONCLUSIVE, 0)} inconclusive and "
+            f"{n.get(claims.NOT_REPRODUCED, 0)} not reproduced.")
 
 
 def open_line(cfr_audit, grid) -> str:
@@ -89,5 +98,5 @@ def findings(audit, tables: dict[str, list[Row]], eq_records: list[dict], cfr_au
         "and no construction we enumerate gives the paper's four arm variances together.",
     )
     return Findings(box=(holds_line(audit, tables, eq_records), does_not_hold_line(audit, tables), open_line(cfr_audit, grid)),
-                    landing=landing)
+                    landing=landing, counts=tally_text(chapter_counts(tables)))
 

@@ -2,8 +2,10 @@
 
 Agreement: the midpoints differ by at most sqrt(h_paper^2 + h_ours^2) (h: a
 half-width), the 95% interval of the difference of two independent
-estimates; the reason says whether the intervals overlap and which contains
-the other.  Ours are the paired root-bootstrap percentile intervals of the
+estimates (the midpoint test, not containment: an end the paper prints may
+lie outside our interval while the two agree); the reason gives both
+intervals, the test's numbers, whether the intervals overlap and which
+contains the other.  Ours are the paired root-bootstrap percentile intervals of the
 fixed-root audit: the full arm's contrast variance and check-bet covariance
 and the ratio full / independent (chips^2, unitless) of tab:main-uncertainty,
 and each branch's mean difference full - independent (chips) of the
@@ -13,12 +15,11 @@ partly.
 
 The equivalence table prints each branch's interval as two entries (95% CI
 low and high); the prose prints the same interval as one.  The interval is
-one comparison: each of the three entries gets a primary row with that
-comparison, the table's two naming the end they print.
+one comparison, the prose's entry's: the table's two entries get rows that
+print it again (`Row.printed_as`, naming the end they print), so the ledger
+counts it once.
 """
 from __future__ import annotations
-
-from dataclasses import replace
 
 from oscc_core.chapters.covariance.equivalence import equivalent
 from oscc_core.chapters.covariance.pair_rows import PAPER_BRANCH, pair_relation
@@ -44,7 +45,7 @@ def uncertainty_rows(audit: PairedAudit) -> list[Row]:
 
 def equivalence_interval_rows(audit: PairedAudit, records: list[dict]) -> list[Row]:
     """Each branch's 95% interval of the mean difference full - independent (prose and table) against ours;
-    the table's low and high entries take the same comparison, their reason naming the end."""
+    the table's low and high entries are printings of the prose's comparison, their reason naming the end."""
     if audit.actions != list(PAPER_BRANCH):
         return []
     rows = []
@@ -54,9 +55,8 @@ def equivalence_interval_rows(audit: PairedAudit, records: list[dict]) -> list[R
                                   rec["ci95_low"], rec["ci95_high"], rec["difference"], equivalent(rec))
         rows.append(prose)
         for suffix, end in ENDS.items():
-            rows.append(replace(prose, quantity=f"{word}: {end} (table)",
-                                claim_id=f"marginal_equivalence.{word}.{suffix}",
-                                reason=f"the {end} of the interval the prose prints; {prose.reason}"))
+            rows.append(prose.printed_as(f"marginal_equivalence.{word}.{suffix}", f"{word}: {end} (table)",
+                                         f"the {end} of the interval the prose prints"))
     return rows
 
 

@@ -1,7 +1,8 @@
 """The paper's numbers of this chapter's tables that it does not compare, each with the one-sentence reason.
 
 Only the independent arm's variance ratio to itself is left: it is 1 by
-definition.  The sampler calls (`coupling.calls_rows`), the update variances
+definition.  The sampler calls (`coupling.calls_rows`, declared not comparable
+beside our count), the update variances
 (`updates`) and the paper's own intervals (`intervals`) have rows of their
 own.
 """

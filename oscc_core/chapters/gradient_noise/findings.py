@@ -1,12 +1,12 @@
 """The chapter's findings (`reporting.findings.Findings`): its result box and landing-page bullets, written
 from the audit's own estimates and the comparison rows' verdicts (paper values read from the claims file).
 
-Counts are of primary rows whose claim is an entry of the claims file (Proposition 3's identity rows have no
-claim id: they are counted apart; settings have a status and are not counted).
+Counts come from `reporting.tally` (the landing page's function): the paper's measured values, each once
+however often it is printed, apart from checks, the paper's intervals and values true by construction
+(Proposition 3's identity rows have no claim id: they are counted apart; settings have a status and are not
+counted).
 """
 from __future__ import annotations
-
-from collections import Counter
 
 from oscc_core.chapters.gradient_noise.arms import SELECT
 from oscc_core.chapters.gradient_noise.frontier import FrontierArm
@@ -14,12 +14,14 @@ from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
 from oscc_core.reporting import claims
 from oscc_core.reporting.findings import Findings
 from oscc_core.reporting.rows import Row
+from oscc_core.reporting.tally import chapter_tally, tally_text
+
+STEM = "03_gradient_noise"
 
 
-def result_counts(rows: list[Row]) -> Counter:
-    """Verdicts of the primary rows whose claim id is an entry of the claims file (settings left out)."""
-    known = claims.load_claims()
-    return Counter(r.verdict for r in rows if r.primary and r.claim_id in known and not r.is_setting)
+def result_counts(rows: list[Row]) -> dict[str, int]:
+    """The chapter's measured values by verdict (`reporting.tally.chapter_tally` over every row of the chapter)."""
+    return chapter_tally(STEM, rows)["measurements"]
 
 
 def _row(rows: list[Row], cid: str) -> Row:
@@ -66,17 +68,18 @@ def findings(tables: dict[str, list[Row]], audit: NoiseAudit, setting: str, fron
                 f"(paper: {claims.format_value(paper_full)}), OSCC-Select ({gradient[SELECT]:.3f}) "
                 f"{'is' if select_lowest else 'is not'} the lowest arm, and our update variance "
                 f"{'rises' if _row(rows, 'clipping.activated_stress.update_variance').relation_holds else 'falls'} "
-                f"from the zero-clipping control to the clipping stress; of the paper's results "
+                f"from the zero-clipping control to the clipping stress; of the paper's measured values "
                 f"{counts[claims.NOT_REPRODUCED]} are not reproduced and {counts[claims.PARTLY]} hold only partly.")
     inconclusive = [r.quantity for r in rows if r.primary and r.verdict == claims.INCONCLUSIVE]
     open_ = (f"No number is impossible under the rules; {len(inconclusive)} "
              f"{'result is' if len(inconclusive) == 1 else 'results are'} inconclusive"
              + (f" ({'; '.join(inconclusive)})" if inconclusive else "")
-             + f", {counts[claims.NOT_COMPARED]} are not compared (wall times depend on the machine), and the noise "
+             + f", {counts[claims.NOT_COMPARED]} measured values are not compared (a reference arm's wall time, "
+             f"transition counts the paper does not define), and the noise "
              f"levels are on a scale the paper does not define, so only their ratios and directions are compared.")
     landing = (f"Gradient noise: Proposition 3 holds, and coupling lowers the return, gradient and update noise "
                f"{order}.",
                f"The sizes do not transfer: full coupling keeps {gradient['full']:.3f} of the independent gradient "
                f"noise (paper: {claims.format_value(paper_full)}), and OSCC-Select "
                f"{'is' if select_lowest else 'is not'} the lowest arm.")
-    return Findings((holds, does_not, open_), landing)
+    return Findings((holds, does_not, open_), landing, counts=tally_text(chapter_tally(STEM, rows)))

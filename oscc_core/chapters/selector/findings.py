@@ -1,7 +1,8 @@
 """The chapter's findings (`reporting.findings.Findings`): its result box and landing-page bullets, written
 from the selectors' own choices, the calibration sweep and the comparison rows' verdicts.
 
-Counts are of primary rows whose claim is a result of the paper (settings have a status and are not counted;
+Counts come from `reporting.tally` (the landing page's function): the paper's measured values, each once however
+often it is printed, apart from checks and the paper's intervals (settings have a status and are not counted;
 rows that compare a selected arm's name carry no claim of the claims file).
 """
 from __future__ import annotations
@@ -11,14 +12,19 @@ from collections import Counter
 from oscc_core.reporting import claims
 from oscc_core.reporting.findings import Findings
 from oscc_core.reporting.rows import Row
+from oscc_core.reporting.tally import chapter_tally, tally_text
 
 from .sweep import sweep_glue
 
 
+STEM = "04_selector"
+
+
 def result_counts(rows: list[Row]) -> Counter:
-    """Verdicts of the primary rows whose claim id is an entry of the claims file (settings left out)."""
-    known = claims.load_claims()
-    return Counter(r.verdict for r in rows if r.primary and r.claim_id in known and not r.is_setting)
+    """The chapter's measured values by verdict, each once however often the paper prints it (checks, the
+    paper's intervals and values true by construction apart): `reporting.tally.chapter_tally` over every row of
+    the chapter, the function the landing page counts with."""
+    return Counter(chapter_tally(STEM, rows)["measurements"])
 
 
 def result_glue(rows: list[Row]) -> dict:
@@ -58,7 +64,7 @@ def findings(rows: list[Row], three: dict, two: dict, sweep_rows: list[dict], su
     n_cont = int((scan["noise argmin"] == "continuation_only").sum())
     does_not = (f"The paper's three-action result does not reproduce: OSCC-Select picks {sel3['oscc']}, RV-Select "
                 f"{sel3['rv']} and Oracle-Select {sel3['oracle']}, and continuation-only coupling minimises the "
-                f"noise for {n_cont} of the {len(scan)} root policies we scan; of the paper's selector results, "
+                f"noise for {n_cont} of the {len(scan)} root policies we scan; of the paper's measured selector values, "
                 f"{_counts_text(counts)}.")
     n_inc = counts[claims.INCONCLUSIVE]
     inconclusive = "none is inconclusive" if n_inc == 0 else f"{n_inc} {'is' if n_inc == 1 else 'are'} inconclusive"
@@ -72,4 +78,4 @@ def findings(rows: list[Row], three: dict, two: dict, sweep_rows: list[dict], su
                f"With three actions OSCC-Select picks {sel3['oscc']} and Oracle-Select {sel3['oracle']}, not the "
                f"paper's continuation-only coupling, which minimises the noise for {n_cont} of {len(scan)} scanned "
                f"root policies.")
-    return Findings((holds, does_not, open_), landing)
+    return Findings((holds, does_not, open_), landing, counts=tally_text(chapter_tally(STEM, rows)))

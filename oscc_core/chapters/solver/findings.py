@@ -20,6 +20,9 @@ from oscc_core.chapters.solver.training import LEARNED_ARMS
 from oscc_core.learning import summary
 from oscc_core.reporting import claims
 from oscc_core.reporting.findings import Findings
+from oscc_core.reporting.tally import chapter_counts_text
+
+STEM = "05_solver"
 
 LEARNED_CLAIM = "measured_solver.cp_grpo_paired.exploitability"
 DIAGNOSTIC_CLAIM = "fig_three_seed.mean_difference"
@@ -116,7 +119,7 @@ def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int
                 f"sign is {mean.verdict} ({mean.ours:+.3f} chips against the paper's {_number(mean.paper)})."),
                f"Impossible under every reading: {names}; {len(some)} more numbers are impossible only as "
                f"whole-game self-play values ({_first_allowed(some)}).")
-    return Findings(box=(holds, does_not, impossible), landing=landing)
+    return Findings(box=(holds, does_not, impossible), landing=landing, counts=chapter_counts_text(STEM, rows))
 
 
 def impossible_glue(rows) -> dict[str, str]:

@@ -12,15 +12,21 @@ from oscc_core.chapters.transfer.study import claim_of
 from oscc_core.reporting import claims
 from oscc_core.reporting.findings import Findings
 from oscc_core.reporting.rows import IMPOSSIBLE, Row
+from oscc_core.reporting.tally import chapter_counts_text, chapter_tally
 
 #: Verdicts a result row may have, in the order the sentences count them.
 COUNTED = (claims.REPRODUCED, claims.INCONCLUSIVE, claims.PARTLY, claims.NOT_REPRODUCED, IMPOSSIBLE)
 
 
+STEM = "06_transfer"
+
+
 def counts_text(rows: list[Row]) -> str:
-    """'3 reproduced, 10 inconclusive, ...' over result and check rows (settings and no-paper rows left out)."""
-    c = Counter(r.verdict for r in rows)
-    return ", ".join(f"{c[v]} {v}" for v in COUNTED if c[v])
+    """'3 reproduced, 10 inconclusive, ...' over the section's measured values, each once however often the paper
+    prints it (`reporting.tally.chapter_tally` over `rows`, every row of the chapter: the landing page's
+    function)."""
+    c = chapter_tally(STEM, rows)["measurements"]
+    return ", ".join(f"{c[v]} {v}" for v in COUNTED if c[v]) or "none compared"
 
 
 def _item(row: Row, first_reading: dict) -> str:
@@ -57,7 +63,7 @@ def _does_not(measured: list[Row], ratios: list[Row]) -> tuple[str, str]:
     ratio = (f"Leduc's paired variance ratio is {leduc.ours:.3f} (95% interval [{leduc.interval[0]:.3f}, "
              f"{leduc.interval[1]:.3f}]) against the paper's {claims.format_value(leduc.paper)} ({leduc.verdict})")
     counts = counts_text(measured + ratios)
-    box = f"{exploit[0].upper() + exploit[1:]}; {ratio}; over the section's results and checks: {counts}."
+    box = f"{exploit[0].upper() + exploit[1:]}; {ratio}; over the section's measured values: {counts}."
     return box, f"Transfer: {exploit}; {ratio}."
 
 
@@ -127,7 +133,8 @@ def transfer_findings(measured: list[Row], ratios: list[Row], combined: dict, ru
         line = (f"{line[0][:-1]}; {text}.", f"{line[1][:-1]}; {short}.")
         holds, does_not = (line, does_not) if supports else (holds, line)
     return Findings(box=(holds[0], does_not[0], impossible[0]),
-                    landing=(holds[1], does_not[1], impossible[1]))
+                    landing=(holds[1], does_not[1], impossible[1]),
+                    counts=chapter_counts_text(STEM, list(measured) + list(ratios)))
 
 
 # ----- sentences of the chapter's prose --------------------------------------------------------

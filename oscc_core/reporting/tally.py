@@ -1,0 +1,129 @@
+"""How the book counts its verdicts: one function for the landing page, the ledger and every chapter's box.
+
+A count means what a reader takes it to mean:
+
+* the paper's *measurements* (claims-file kind ``result``) are counted apart
+  from its *checks* (kind ``check``: pass/fail audits, "0/25549 drifts") and
+  from the *intervals* it prints (kind ``interval``); *settings* (kind
+  ``setup``) have a status and are counted apart again;
+* each measured value is counted once, however many times the paper prints
+  it: entries that take another entry's row (basis "same value", `via`) and
+  rows that declare themselves a printing of another entry's comparison
+  ("printing of") are *printings*, listed under the value they repeat;
+* a value true by construction (a row that declares "by construction": a
+  matched-budget cost ratio of 1, a count fixed by an adopted setting) is
+  counted apart from the measurements, by verdict.
+
+`tally(lines)` takes ledger lines (`ledger_lines.build_lines`, or
+`ledger_lines.section_lines` for one chapter's rows) and returns the counts;
+`chapter_tally` counts one chapter's rows; `tally_text` writes the sentence
+the landing page and the chapter boxes print (`chapter_counts_text`, from a
+chapter's rows).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from oscc_core.reporting import claims
+from oscc_core.reporting.ledger_lines import (BY_CONSTRUCTION_KEY, PRINTING_KEY, SETTING_KIND, section_lines)
+
+#: Claims-file kinds, and the class each is counted in.
+MEASUREMENT, CHECK, INTERVAL = "result", "check", "interval"
+CLASSES = {MEASUREMENT: "measurements", CHECK: "checks", INTERVAL: "intervals"}
+#: The class of measured values that hold by construction.
+BY_CONSTRUCTION = "by construction"
+VERDICTS, STATUSES = claims.VERDICTS, claims.STATUSES
+
+__all__ = ["BY_CONSTRUCTION", "CLASSES", "chapter_counts_text", "chapter_tally", "measured_key", "printings_of", "tally", "tally_text"]
+
+
+def measured_key(line: Mapping) -> str:
+    """The claim id of the comparison a line shows: the entry whose comparison its row repeats ("printing of"),
+    else the entry whose row it takes (`via`), else its own id."""
+    return line.get(PRINTING_KEY) or line.get("via") or line["id"]
+
+
+def _class(line: Mapping) -> str:
+    if line.get(BY_CONSTRUCTION_KEY):
+        return BY_CONSTRUCTION
+    kind = line["kind"]
+    if kind not in CLASSES:
+        raise ValueError(f"line {line['id']!r}: kind must be one of {sorted(CLASSES) + [SETTING_KIND]}, "
+                         f"got {kind!r}.")
+    return CLASSES[kind]
+
+
+def printings_of(lines: Iterable[Mapping]) -> dict[str, list[str]]:
+    """Measured value (the claim id of its comparison) -> the ids of every entry that prints it, the value's own
+    entry first when present; settings are left out."""
+    out: dict[str, list[str]] = {}
+    for line in lines:
+        if line["kind"] != SETTING_KIND:
+            out.setdefault(measured_key(line), []).append(line["id"])
+    for key, ids in out.items():
+        if key in ids:
+            ids.insert(0, ids.pop(ids.index(key)))
+    return out
+
+
+def tally(lines: Iterable[Mapping]) -> dict:
+    """The counts of `lines` (ledger lines): measurements, checks, intervals and values true by construction,
+    each by verdict and each measured value once; printings (entries that repeat a value counted once), and
+    settings by status.
+
+    A measured value takes the verdict and class of its own entry's line when `lines` hold it, else of its first
+    printing (the lines of one printing share its row, so its verdict).
+    """
+    lines = list(lines)
+    out = {name: {v: 0 for v in VERDICTS} for name in (*CLASSES.values(), BY_CONSTRUCTION)}
+    settings = {s: 0 for s in STATUSES}
+    first: dict[str, Mapping] = {}
+    for line in lines:
+        if line["kind"] == SETTING_KIND:
+            settings[line["status"]] += 1
+            continue
+        key = measured_key(line)
+        if key not in first or line["id"] == key:
+            first[key] = line
+    for line in first.values():
+        verdict = line["verdict"]
+        if verdict not in VERDICTS:
+            raise ValueError(f"line {line['id']!r}: verdict must be one of {list(VERDICTS)}, got {verdict!r}.")
+        out[_class(line)][verdict] += 1
+    results = sum(line["kind"] != SETTING_KIND for line in lines)
+    return {**out, "values": len(first), "printings": results - len(first), "results": results,
+            "settings": settings}
+
+
+def chapter_tally(stem: str, rows: Iterable[Mapping]) -> dict:
+    """The counts of chapter `stem`'s section from the chapter's own rows (every row it writes), by the
+    ledger's rules (`ledger_lines.section_lines`) and `tally`: what its result box prints, and what the
+    landing page prints for it once the ledger is built."""
+    return tally(section_lines(stem, rows))
+
+
+def chapter_counts_text(stem: str, rows: Iterable[Mapping]) -> str:
+    """The counts sentence of chapter `stem`'s result box, from its rows: `tally_text(chapter_tally(...))`."""
+    return tally_text(chapter_tally(stem, rows))
+
+
+def _phrase(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{n:,} {v}" for v, n in counts.items() if n) or "none"
+
+
+def tally_text(counted: Mapping) -> str:
+    """The sentence of counts the landing page and each chapter's box print, e.g. 'Measured values, each counted
+    once: 12 (5 reproduced, 7 partly); checks: 4 (4 reproduced); the paper's intervals: 2 (2 not reproduced);
+    true by construction: 1 (1 reproduced); 3 further printings of these values, not counted again.'  Settings
+    are left out: a chapter's box and its landing bullets count results only."""
+    parts = []
+    for name, label in (("measurements", "Measured values, each counted once"), ("checks", "checks"),
+                        ("intervals", "the paper's intervals"), (BY_CONSTRUCTION, "true by construction")):
+        n = sum(counted[name].values())
+        if n or name == "measurements":
+            parts.append(f"{label}: {n:,}" + (f" ({_phrase(counted[name])})" if n else ""))
+    text = "; ".join(parts)
+    if counted["printings"]:
+        text += (f"; {counted['printings']:,} further printing{'s' if counted['printings'] != 1 else ''} of these "
+                 "values, not counted again")
+    return text + "."
