@@ -9,7 +9,10 @@ information-state string at every decision (what the collector does) and
 with a uniform shortcut.  This machine is a shared virtual one whose speed
 drifts from second to second, so each side is timed `--repeats` times,
 alternating, and the best time of each is compared.  Prints the rates and
-ratios.
+ratios.  With `--device cuda` the batched torch path also runs on the GPU,
+and its rate is printed as a ratio to the fused CPU kernel of the same
+machine (on a machine without CUDA the script says so and exits with
+status 1).
 
 It then times every coupling arm of the cost frontier on the same groups
 (fused engine, best of `--repeats`) and prints each arm's wall time as a
@@ -19,18 +22,24 @@ seconds (tab:physical-cost-frontier).  Only this print shows seconds: no
 results file keeps them.
 
     .venv/bin/python benchmarks/bench_collect.py [--groups 1000000] [--openspiel-groups 20000] [--repeats 5]
-        [--arm-groups 200000]
+        [--arm-groups 200000] [--device cpu|cuda]
 """
 from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 
 import pyspiel
+import torch
 
 from oscc_core import collect, uniform_policy
 from oscc_core.reporting import claims
+
+#: Our contestants: label -> (device, engine); `--device cuda` adds the torch path on the GPU.
+CPU_ENGINES = {"fused": ("cpu", "fused"), "torch": ("cpu", "torch")}
+NO_CUDA = "CUDA is not available on this machine, so --device cuda cannot be timed here; use --device cpu."
 
 #: Collector arm -> the paper's arm key in tab:physical-cost-frontier; the reference arm first.
 FRONTIER_ARMS = {"independent": "independent", "root_only": "root_only", "continuation_only": "continuation_only",
@@ -89,6 +98,24 @@ def rate(run, rollouts_of) -> float:
     return rollouts_of(result) / (time.perf_counter() - t0)
 
 
+def contestants(device: str) -> dict[str, tuple[str, str]]:
+    """The collector runs to time: both CPU engines, and the torch path on CUDA when `device` names it (exits
+    with one sentence when CUDA is absent)."""
+    if device not in ("cpu", "cuda"):
+        sys.exit(f"--device must be 'cpu' or 'cuda', got {device!r}.")
+    if device == "cuda" and not torch.cuda.is_available():
+        sys.exit(NO_CUDA)
+    return {**CPU_ENGINES, "cuda": ("cuda", "torch")} if device == "cuda" else dict(CPU_ENGINES)
+
+
+def timed_collect(groups: int, device: str, engine: str):
+    """One collection (the GPU's queue drained before the clock stops)."""
+    col = collect("leduc", "", "full", groups, seed=1, device=device, engine=engine)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return col
+
+
 def arm_wall_ratios(groups: int, repeats: int, device: str) -> None:
     """Best-of-`repeats` wall time of each frontier arm on the same `groups` groups, as a ratio to the
     independent arm's; beside it the ratio of physical draws and the paper's ratio of wall seconds."""
@@ -115,26 +142,28 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=1_000_000)
     parser.add_argument("--openspiel-groups", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--device", default="cpu", help='"cuda" also times the torch path on the GPU')
     parser.add_argument("--arm-groups", type=int, default=200_000)
     args = parser.parse_args()
+    runs = contestants(args.device)
 
-    for engine in ("fused", "torch"):   # warm-up: compiled kernel, tables, allocator
-        collect("leduc", "", "full", 10_000, seed=0, device=args.device, engine=engine)
+    for device, engine in runs.values():   # warm-up: compiled kernel, tables, allocator
+        collect("leduc", "", "full", 10_000, seed=0, device=device, engine=engine)
     policy = uniform_policy("leduc")
     ours, theirs = {}, {}
     for _ in range(args.repeats):  # alternate the contestants so a slow spell hits all of them
-        for engine in ("fused", "torch"):
-            r = rate(lambda: collect("leduc", "", "full", args.groups, seed=1, device=args.device, engine=engine),
-                     lambda col: args.groups * len(col.actions))
-            ours[engine] = max(ours.get(engine, 0.0), r)
+        for label, (device, engine) in runs.items():
+            r = rate(lambda: timed_collect(args.groups, device, engine), lambda col: args.groups * len(col.actions))
+            ours[label] = max(ours.get(label, 0.0), r)
         for label, pol in (("tabular", policy), ("uniform", None)):
             r = rate(lambda: openspiel_coupled_rollouts(args.openspiel_groups, seed=1, policy=pol), lambda n: n)
             theirs[label] = max(theirs.get(label, 0.0), r)
     print(f"best of {args.repeats} alternating runs; Leduc, root '', full coupling, uniform continuation")
-    for engine, what in (("fused", "fused CPU kernel, the default"), ("torch", "batched torch path")):
-        print(f"oscc_core collect, {what:<29}: {ours[engine]:12,.0f} branch rollouts/s "
-              f"({args.groups:,} groups)")
+    for label, what in (("fused", "fused CPU kernel, the default"), ("torch", "batched torch path"),
+                        ("cuda", "torch path on CUDA")):
+        if label in ours:
+            print(f"oscc_core collect, {what:<29}: {ours[label]:12,.0f} branch rollouts/s "
+                  f"({args.groups:,} groups)")
     for label, what in (("tabular", "tabular policy lookup (the collector's semantics)"),
                         ("uniform", "uniform shortcut (no policy lookup)")):
         print(f"OpenSpiel loop, {what}: {theirs[label]:10,.0f} branch rollouts/s "
@@ -142,7 +171,10 @@ def main() -> None:
     for label in ("tabular", "uniform"):
         print(f"ratio fused / OpenSpiel {label:<7} = {ours['fused'] / theirs[label]:6.1f}x   "
               f"torch / OpenSpiel {label:<7} = {ours['torch'] / theirs[label]:5.1f}x   (target >= 100x)")
-    arm_wall_ratios(args.arm_groups, args.repeats, args.device)
+    if "cuda" in ours:
+        print(f"CUDA ({torch.cuda.get_device_name(0)}) {ours['cuda']:,.0f} branch rollouts/s = "
+              f"{ours['cuda'] / ours['fused']:.1f}x the fused CPU kernel on this machine ({ours['fused']:,.0f}/s)")
+    arm_wall_ratios(args.arm_groups, args.repeats, "cpu")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,9 @@ the study's CP-GRPO choice; the same N and E), and the time of one batched itera
 and independent, seeds 13 17 23 29 31) in one `Learners` object.  On the
 CPU, `Learners` takes its fused numba path (`oscc_core.learning.fused`,
 bitwise the same results as the torch path); `--device cuda` times the torch
-path on a GPU.  `--threads N` sets torch's intra-op threads (the few
+path on a GPU and prints each of our three figures as a ratio to the same
+figure of the fused CPU path on this machine (on a machine without CUDA the
+script says so and exits with status 1).  `--threads N` sets torch's intra-op threads (the few
 remaining torch ops, such as exp, are small).  The ratio comes last.
 
     .venv/bin/python benchmarks/bench_learn.py [--iterations 50] [--openspiel-iterations 10]
@@ -41,6 +43,7 @@ import bisect
 import itertools
 import math
 import random
+import sys
 import time
 
 import pyspiel
@@ -58,6 +61,7 @@ SEED = 13
 BATCH_RUNS = [RunSpec(arm, seed) for arm in ("cp_grpo", "independent") for seed in (13, 17, 23, 29, 31)]
 TARGET = 150.0
 CONVERGING_CHOICE = {"eta": 128.0, "alpha": 0.5, "kappa": 0.1}     # the study's CP-GRPO choice
+NO_CUDA = "CUDA is not available on this machine, so --device cuda cannot be timed here; use --device cpu."
 
 
 def schedule() -> Schedule:
@@ -192,6 +196,25 @@ def rate(step, iterations: int) -> float:
     return iterations / (time.perf_counter() - t0)
 
 
+def learner_trio(device: str) -> dict[str, Learners]:
+    """Our three timed learners on `device`: one cp_grpo run, the 10-run batch, one converging run."""
+    return {"ours": Learners(GAME, [RunSpec("cp_grpo", SEED)], schedule(), device=device),
+            "batch": Learners(GAME, BATCH_RUNS, schedule(), device=device),
+            "converging": Learners(GAME, [RunSpec("cp_grpo", SEED)],
+                                   learner_schedule(CONVERGING, schedule(), **CONVERGING_CHOICE), device=device)}
+
+
+def synced(learners: Learners):
+    """learners.step that returns once the device has finished it."""
+    if learners.device.type != "cuda":
+        return learners.step
+
+    def step():
+        learners.step()
+        torch.cuda.synchronize()
+    return step
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=50, help="our timed iterations per repeat")
@@ -201,36 +224,31 @@ def main() -> None:
     parser.add_argument("--device", default="cpu", help='our learner\'s device ("cuda" where available)')
     parser.add_argument("--threads", type=int, default=0, help="torch intra-op threads (0: torch's default)")
     args = parser.parse_args()
+    if args.device not in ("cpu", "cuda"):
+        sys.exit(f"--device must be 'cpu' or 'cuda', got {args.device!r}.")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        sys.exit(NO_CUDA)
     if args.threads:
         torch.set_num_threads(args.threads)
 
-    ours = Learners(GAME, [RunSpec("cp_grpo", SEED)], schedule(), device=args.device)
-    batch = Learners(GAME, BATCH_RUNS, schedule(), device=args.device)
-    converging = Learners(GAME, [RunSpec("cp_grpo", SEED)],
-                          learner_schedule(CONVERGING, schedule(), **CONVERGING_CHOICE), device=args.device)
+    mine = learner_trio(args.device)
+    cpu = learner_trio("cpu") if args.device == "cuda" else {}     # the same machine's fused CPU baseline
     theirs = OpenSpielCPGRPO(SEED)
-    for step in (ours.step, ours.step, batch.step, batch.step, converging.step, converging.step, theirs.step):   # warm-up: tables, allocator
-        step()
-    sync = torch.cuda.synchronize if ours.device.type == "cuda" else (lambda: None)
-
-    def ours_step():
-        ours.step()
-        sync()
-
-    def batch_step():
-        batch.step()
-        sync()
-
-    def converging_step():
-        converging.step()
-        sync()
+    for learners in (*mine.values(), *cpu.values()):   # warm-up: tables, allocator, compiled kernels
+        learners.step()
+        learners.step()
+    theirs.step()
+    per_repeat = {"ours": args.iterations, "batch": args.batch_iterations, "converging": args.iterations}
 
     best = {"ours": 0.0, "openspiel": 0.0, "batch": 0.0, "converging": 0.0}
+    best_cpu = {k: 0.0 for k in cpu}
     for _ in range(args.repeats):  # alternate the contestants so a slow spell hits all of them
-        best["ours"] = max(best["ours"], rate(ours_step, args.iterations))
+        best["ours"] = max(best["ours"], rate(synced(mine["ours"]), args.iterations))
         best["openspiel"] = max(best["openspiel"], rate(theirs.step, args.openspiel_iterations))
-        best["batch"] = max(best["batch"], rate(batch_step, args.batch_iterations))
-        best["converging"] = max(best["converging"], rate(converging_step, args.iterations))
+        best["batch"] = max(best["batch"], rate(synced(mine["batch"]), args.batch_iterations))
+        best["converging"] = max(best["converging"], rate(synced(mine["converging"]), args.iterations))
+        for k, learners in cpu.items():
+            best_cpu[k] = max(best_cpu[k], rate(learners.step, per_repeat[k]))
     print(f"best of {args.repeats} alternating runs; Leduc CP-GRPO, N = {DECISION_POINTS} decision points, "
           f"E = {EPOCHS} epochs, device {args.device}, "
           f"{torch.get_num_threads()} torch threads")
@@ -243,6 +261,10 @@ def main() -> None:
     per_run = best["batch"] * len(BATCH_RUNS)     # run-iterations per second inside the batch
     print(f"oscc_core Learners.step, 2 arms x 5 seeds batched : {1e3 / best['batch']:10.1f} ms per iteration "
           f"({1e3 / per_run:.2f} ms per run-iteration, {per_run / best['openspiel']:.1f}x OpenSpiel per run)")
+    if cpu:
+        print(f"CUDA ({torch.cuda.get_device_name(0)}) / fused CPU path on this machine: "
+              + ", ".join(f"{k} {best[k] / best_cpu[k]:.2f}x ({best[k]:.1f} vs {best_cpu[k]:.1f} iterations/s)"
+                          for k in cpu))
     print(f"target: ours / OpenSpiel >= {TARGET:.0f}x")
     print(f"ratio {best['ours'] / best['openspiel']:.1f}x")
 

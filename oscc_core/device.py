@@ -6,6 +6,9 @@ import re
 import torch
 
 DEVICES = ("auto", "cpu", "cuda")
+#: Where host-side work runs whatever the run's device: the audits' replays, exact integer sums, bootstraps.
+#: Tensors there are created on it by name, never on torch's default device.
+HOST = torch.device("cpu")
 
 
 def resolve_device(device: str = "auto") -> torch.device:

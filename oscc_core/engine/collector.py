@@ -247,7 +247,7 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, *, continuation
     for start in tqdm(starts, disable=not progress, desc=f"{arm_obj.name}", unit="chunk"):
         groups = torch.arange(start, min(start + chunk_size, n_groups), dtype=torch.int64, device=dev)
         streams = Streams(int(seed), rng.SPLITS[split], groups, arm_obj, len(root_obj.actions), budget,
-                          None if order is None else torch.tensor(order, dtype=torch.int64))
+                          None if order is None else torch.tensor(order, dtype=torch.int64, device=dev))
         if use_fused:
             chunk = _fused_chunk(game, root_obj, streams, event, cdf, last_action)
         else:
@@ -261,7 +261,7 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, *, continuation
             kept = kept + ("group_draws",)
         parts.append({k: chunk[k] for k in kept})
     cat = {k: (torch.cat([p[k] for p in parts]) if len(parts) > 1 else parts[0][k]).cpu() for k in parts[0]}
-    legal_mask = torch.zeros(game.num_actions, dtype=torch.bool)
+    legal_mask = torch.zeros(game.num_actions, dtype=torch.bool, device="cpu")   # beside the returns, on the host
     legal_mask[list(root_obj.actions)] = True
     return Collection(game=game.name, root=root, arm=arm_obj.name, actions=root_obj.action_names,
                       parameters=params, returns=cat.get("returns"), legal_mask=legal_mask, codes=cat["codes"],

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from oscc_core.device import HOST
 from oscc_core.engine import rng
 from oscc_core.engine.probe import any_by, drift_by, engine_step, observe
 from oscc_core.engine.violations import Violation
@@ -55,13 +56,13 @@ def full_states(game) -> tuple[torch.Tensor, list[torch.Tensor]]:
     """
     info = game.infostates
     c = game.num_cards
-    ids = torch.arange(len(info)).view(-1, 1, 1, 1)
-    opp = torch.arange(c).view(1, -1, 1, 1)
-    fut = torch.arange(c).view(1, 1, -1, 1)
-    br = torch.arange(2).view(1, 1, 1, -1)
-    own = torch.as_tensor(info.card)[ids]
-    pub = torch.as_tensor(info.public_card)[ids]
-    rnd = torch.as_tensor(game.tree.round)[torch.as_tensor(info.node)][ids]
+    ids = torch.arange(len(info), device=HOST).view(-1, 1, 1, 1)
+    opp = torch.arange(c, device=HOST).view(1, -1, 1, 1)
+    fut = torch.arange(c, device=HOST).view(1, 1, -1, 1)
+    br = torch.arange(2, device=HOST).view(1, 1, 1, -1)
+    own = torch.as_tensor(info.card, device=HOST)[ids]
+    pub = torch.as_tensor(info.public_card, device=HOST)[ids]
+    rnd = torch.as_tensor(game.tree.round, device=HOST)[torch.as_tensor(info.node, device=HOST)][ids]
     valid = ((opp != own) & (opp != pub)).expand(len(info), c, c, 2)
     if game.has_public_card:
         valid = valid & torch.where(rnd >= 2, fut == pub, (fut != own) & (fut != opp))
@@ -87,9 +88,9 @@ def observation_audit(game=LEDUC, violation: Violation | None = None, run: int =
     info = game.infostates
     n = len(info)
     valid, (i, own_c, opp_c, _fut_c, branch) = full_states(game)
-    player = torch.as_tensor(info.player)[i]
-    node = torch.as_tensor(info.node)[i]
-    public = torch.as_tensor(info.public_card)[i]        # the engine's state holds only the dealt card
+    player = torch.as_tensor(info.player, device=HOST)[i]
+    node = torch.as_tensor(info.node, device=HOST)[i]
+    public = torch.as_tensor(info.public_card, device=HOST)[i]        # the engine's state holds only the dealt card
     c0 = torch.where(player == 0, own_c, opp_c)
     c1 = torch.where(player == 0, opp_c, own_c)
     keys = rng.policy_key(run, rng.SPLITS[split], group, branch, 0)

@@ -27,7 +27,7 @@ def observation_hash_table(game_name: str) -> torch.Tensor:
     """int64 observation hash of every information state: SHA-256 of its OpenSpiel string."""
     strings = get_game(game_name).infostates.strings
     return torch.tensor([rng.signed(int.from_bytes(hashlib.sha256(s.encode()).digest()[:8], "little"))
-                         for s in strings], dtype=torch.int64)
+                         for s in strings], dtype=torch.int64, device="cpu")
 
 
 def engine_step(game, node, c0, c1, public, keys, counter, violation=None, table: np.ndarray | None = None):
@@ -40,7 +40,7 @@ def engine_step(game, node, c0, c1, public, keys, counter, violation=None, table
     """
     t = game.tables("cpu")
     cdf, last = policy_cdf(uniform_table(game) if table is None else np.asarray(table, dtype=np.float64), "cpu")
-    illegal = torch.zeros(len(node), dtype=torch.bool)
+    illegal = torch.zeros(len(node), dtype=torch.bool, device=node.device)
     _, _, _, info, action, _, used = step(node, c0, c1, public, keys, counter, illegal, t["player"],
                                            t["info_index"].reshape(-1), cdf, last, t["legal"], t["child"],
                                            game.num_cards, violation)
@@ -55,13 +55,14 @@ def observe(game, info, branch, other, violation):
 
 def any_by(index: torch.Tensor, flag: torch.Tensor, size: int) -> torch.Tensor:
     """[size] bool: True for every index with at least one flagged entry."""
-    out = torch.zeros(size, dtype=torch.bool)
+    out = torch.zeros(size, dtype=torch.bool, device=index.device)
     out[index[flag]] = True
     return out
 
 
 def drift_by(index: torch.Tensor, values: torch.Tensor, size: int) -> torch.Tensor:
     """True for every index whose values are not all equal."""
-    lo = torch.full((size,), torch.iinfo(torch.int64).max, dtype=torch.int64).scatter_reduce(0, index, values, "amin")
-    hi = torch.full((size,), torch.iinfo(torch.int64).min, dtype=torch.int64).scatter_reduce(0, index, values, "amax")
+    full = {"dtype": torch.int64, "device": index.device}
+    lo = torch.full((size,), torch.iinfo(torch.int64).max, **full).scatter_reduce(0, index, values, "amin")
+    hi = torch.full((size,), torch.iinfo(torch.int64).min, **full).scatter_reduce(0, index, values, "amax")
     return (lo != hi) & (hi >= lo)

@@ -80,10 +80,17 @@ def uniform(key: torch.Tensor, counter: torch.Tensor | int) -> torch.Tensor:
     return uniform_bits(key, counter).to(torch.float64) * _MANTISSA_SCALE
 
 
+def _device_of(*values) -> torch.device:
+    """The device of the first tensor among `values` (the CPU when all are plain integers): every tensor a
+    stream function creates goes there, never to torch's default device."""
+    return next((v.device for v in values if isinstance(v, torch.Tensor)), torch.device("cpu"))
+
+
 def uniform_bits(key: torch.Tensor, counter: torch.Tensor | int) -> torch.Tensor:
     """The 53-bit integers m behind `uniform` (uniform = m / 2**53), as int64."""
-    key = torch.as_tensor(key, dtype=torch.int64)
-    counter = torch.as_tensor(counter, dtype=torch.int64, device=key.device)
+    device = _device_of(key, counter)
+    key = torch.as_tensor(key, dtype=torch.int64, device=device)
+    counter = torch.as_tensor(counter, dtype=torch.int64, device=device)
     return _shr(mix64(key + (counter + 1) * signed(_GAMMA)), 11)
 
 
@@ -135,11 +142,14 @@ def _field_items(namespace: str, fields: dict) -> list[tuple[int, object]]:
 
 
 def derive_key(namespace: str, **fields) -> torch.Tensor:
-    """Stream key for `namespace` from its typed fields (ints or int64 tensors, broadcast)."""
-    h = torch.tensor(signed(mix64_reference(NAMESPACES[namespace].tag)), dtype=torch.int64)
-    for tag, value in _field_items(namespace, fields):
-        value = torch.as_tensor(value, dtype=torch.int64)
-        h = mix64(mix64(h.to(value.device) ^ signed(tag)) + value)
+    """Stream key for `namespace` from its typed fields (ints or int64 tensors, broadcast), on the device of the
+    first tensor field (the CPU when every field is an integer)."""
+    items = _field_items(namespace, fields)
+    device = _device_of(*(value for _, value in items))
+    h = torch.tensor(signed(mix64_reference(NAMESPACES[namespace].tag)), dtype=torch.int64, device=device)
+    for tag, value in items:
+        value = torch.as_tensor(value, dtype=torch.int64, device=device)
+        h = mix64(mix64(h ^ signed(tag)) + value)
     return h
 
 

@@ -211,7 +211,19 @@ def step(node, c0, c1, public, policy_keys, counter, illegal, player_table, info
 
 def draw_index(weights: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     """First index whose cumulative weight exceeds U * total (cards sorted by id)."""
-    cum = weights.cumsum(dim=-1)
+    cum = ordered_cumsum(weights)
     idx = (cum <= u.unsqueeze(-1) * cum[..., -1:]).sum(dim=-1)
     last = (weights > 0).to(torch.int64) * torch.arange(weights.shape[-1], device=weights.device)
     return torch.minimum(idx, last.max(dim=-1).values)
+
+
+def ordered_cumsum(a: torch.Tensor) -> torch.Tensor:
+    """Cumulative sums over the last axis, added left to right: the CPU's `cumsum` bit for bit, on every device.
+
+    CUDA's scan adds in a tree order of its own, so float weights (a posterior's reach products) could
+    round differently there; the last axis is short (a card per column), so a loop over it costs little.
+    """
+    cum = a.clone()
+    for column in range(1, a.shape[-1]):
+        cum[..., column] = cum[..., column - 1] + a[..., column]
+    return cum

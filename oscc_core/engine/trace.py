@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import torch
 
+from oscc_core.device import HOST
 from oscc_core.engine import rng
 from oscc_core.engine.rollout import ChanceEvent, chance_event_of_nodes, draw_index, play, policy_cdf
 from oscc_core.games import NO_PUBLIC_CARD, get_game
@@ -45,18 +46,18 @@ def sample_hands(game, n: int, seed: int, policy="uniform", split: str = "audit"
     """Play `n` hands from the initial deal; the deal uses the root stream, play uses the policy and chance streams."""
     game = get_game(game)
     table = resolve_policy(game, policy, "policy")
-    cdf, last = policy_cdf(table, "cpu")
-    groups = torch.arange(n, dtype=torch.int64)
+    cdf, last = policy_cdf(table, HOST)
+    groups = torch.arange(n, dtype=torch.int64, device=HOST)
     sp = rng.SPLITS[split]
     key = rng.derive_key("root", run=seed, split=sp, group=groups)
-    deck = torch.ones(n, game.num_cards, dtype=torch.float64)
+    deck = torch.ones(n, game.num_cards, dtype=torch.float64, device=HOST)
     c0 = draw_index(deck, rng.uniform(key, 0))
     deck.scatter_(1, c0.unsqueeze(1), 0.0)
     c1 = draw_index(deck, rng.uniform(key, 1))
     event = next(iter(chance_event_of_nodes(game).values()), 0)
     trace: list = []
-    out = play(game, torch.zeros(n, dtype=torch.int64), torch.stack([c0, c1], 1),
-               torch.full((n,), NO_PUBLIC_CARD, dtype=torch.int64),
+    out = play(game, torch.zeros(n, dtype=torch.int64, device=HOST), torch.stack([c0, c1], 1),
+               torch.full((n,), NO_PUBLIC_CARD, dtype=torch.int64, device=HOST),
                rng.policy_key(seed, sp, groups, 0), rng.derive_key("chance", run=seed, split=sp, group=groups,
                                                                     event=event, rollout=0),
                cdf, last, trace=trace)

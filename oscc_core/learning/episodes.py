@@ -16,6 +16,7 @@ import torch
 
 from oscc_core.engine.rollout import ActionEvent
 from oscc_core.learning.objectives import Terms
+from oscc_core.learning.ordered_sum import ordered_index_add
 from oscc_core.learning.tabular import exact_sqrt
 
 Z_SCORE_EPSILON = 1e-8
@@ -73,10 +74,10 @@ def z_scored(adv: torch.Tensor, valid: torch.Tensor, run: torch.Tensor, num_runs
     """(A - mean) / (sd + 1e-8) over each run's valid transitions; adv, valid [E, D], run [E]."""
     flat_run = run.unsqueeze(1).expand_as(adv)[valid]
     a = adv[valid]
-    count = torch.zeros(num_runs, dtype=adv.dtype, device=adv.device).index_add_(0, flat_run, torch.ones_like(a))
-    mean = torch.zeros_like(count).index_add_(0, flat_run, a) / count.clamp(min=1)
+    count = ordered_index_add(torch.zeros(num_runs, dtype=adv.dtype, device=adv.device), flat_run, torch.ones_like(a))
+    mean = ordered_index_add(torch.zeros_like(count), flat_run, a) / count.clamp(min=1)
     centred = a - mean[flat_run]
-    sd = exact_sqrt(torch.zeros_like(count).index_add_(0, flat_run, centred * centred) / count.clamp(min=1))
+    sd = exact_sqrt(ordered_index_add(torch.zeros_like(count), flat_run, centred * centred) / count.clamp(min=1))
     out = torch.zeros_like(adv)
     out[valid] = centred / (sd[flat_run] + Z_SCORE_EPSILON)
     return out
@@ -87,8 +88,8 @@ def episode_terms(tr: Transitions, adv: torch.Tensor, row_offset: torch.Tensor, 
     """One term per transition, weight 1 / (the run's transitions); behaviour_flat [R * n_info, A]."""
     valid = tr.valid
     flat_run = run.unsqueeze(1).expand_as(adv)[valid]
-    count = torch.zeros(num_runs, dtype=adv.dtype, device=adv.device).index_add_(
-        0, flat_run, torch.ones_like(adv[valid]))
+    count = ordered_index_add(torch.zeros(num_runs, dtype=adv.dtype, device=adv.device), flat_run,
+                              torch.ones_like(adv[valid]))
     rows = (row_offset.unsqueeze(1) + tr.info)[valid]
     action = tr.action[valid]
     return Terms(rows, action, 1.0 / count[flat_run], adv[valid], behaviour_flat[rows, action])
@@ -100,6 +101,6 @@ def value_targets(tr: Transitions, values: torch.Tensor, adv: torch.Tensor, row_
     valid = tr.valid
     rows = (row_offset.unsqueeze(1) + tr.info)[valid]
     target = (adv + values)[valid]
-    sums = torch.zeros(num_rows, dtype=values.dtype, device=values.device).index_add_(0, rows, target)
-    counts = torch.zeros_like(sums).index_add_(0, rows, torch.ones_like(target))
+    sums = ordered_index_add(torch.zeros(num_rows, dtype=values.dtype, device=values.device), rows, target)
+    counts = ordered_index_add(torch.zeros_like(sums), rows, torch.ones_like(target))
     return sums, counts

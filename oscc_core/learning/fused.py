@@ -30,6 +30,7 @@ from functools import cache
 import numpy as np
 import torch
 
+from oscc_core.device import HOST
 from oscc_core.engine import rng
 from oscc_core.engine.fused import _U, _game_arrays
 from oscc_core.exact.sequence_form import EMPTY_SEQUENCE, sequence_form
@@ -217,12 +218,12 @@ class FusedStep:
         L, d, (r, n_info, a) = self.learners, self.data, self.shape
         fused = Terms(*(torch.from_numpy(x[:n_terms].copy()) for x in
                         (self.t_row, self.t_action, self.t_weight, self.t_adv, self.t_pi0)))
-        rows = torch.as_tensor(np.flatnonzero(active & (self.kind == k.OTHER_KIND)))
+        rows = torch.as_tensor(np.flatnonzero(active & (self.kind == k.OTHER_KIND)), device=HOST)
         info = torch.from_numpy(self.points.copy())
         points = DecisionPoints(info, *(torch.from_numpy(d[f])[info] for f in
                                         ("info_node", "info_player", "info_card", "info_public")),
-                                torch.zeros(info.shape + (L.game.num_cards,), dtype=torch.float64))
-        groups = torch.from_numpy(base).unsqueeze(1) + torch.arange(L.schedule.decision_points)
+                                torch.zeros(info.shape + (L.game.num_cards,), dtype=torch.float64, device=HOST))
+        groups = torch.from_numpy(base).unsqueeze(1) + torch.arange(L.schedule.decision_points, device=HOST)
         behaviour = torch.from_numpy(self.behaviour).view(r, n_info, a)
         episodes = L._collect_kind(EPISODE, rows, points, groups, split, torch.from_numpy(self.cdf),
                                    torch.from_numpy(self.last), behaviour)

@@ -48,6 +48,7 @@ from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE, get_learner_arm
 from oscc_core.learning import proximal
 from oscc_core.learning.ledger import Ledger
 from oscc_core.learning.objectives import Terms, clipped_gradient, group_terms
+from oscc_core.learning.ordered_sum import ordered_index_add
 from oscc_core.learning.samples import Context, branch_lanes, episode_lanes, sampled_lanes
 from oscc_core.learning.tabular import legal_mask, masked_softmax, stacked_cdf, to_numpy
 from oscc_core.learning.visitation import decision_law, draw_decision_points
@@ -295,8 +296,8 @@ class Learners:
         self.ledger.add("unused_hands", ctx.rows, (~kept).sum(1))
         offset = lanes.offset
         visited = tr.info >= 0
-        self.draws.view(-1).index_add_(0, (offset.unsqueeze(1) + tr.info.clamp(min=0))[visited],
-                                       torch.ones_like(tr.info, dtype=torch.float64)[visited])
+        ordered_index_add(self.draws.view(-1), (offset.unsqueeze(1) + tr.info.clamp(min=0))[visited],
+                          torch.ones_like(tr.info, dtype=torch.float64)[visited])
         values = self.values.view(-1)[offset.unsqueeze(1) + tr.info.clamp(min=0)]
         adv = ep.gae(tr, values, s.gae_lambda)
         sums, counts = ep.value_targets(tr, values, adv, offset, self.values.numel())
@@ -327,7 +328,8 @@ class Learners:
     def coverage(self) -> np.ndarray:
         """[R] share of the information states whose logits are still exactly at their start (0): states the
         run never updated (neither a gradient term nor a pull has moved them)."""
-        return to_numpy((self.logits == 0).all(dim=-1).to(torch.float64).mean(dim=-1))
+        untouched = (self.logits == 0).all(dim=-1).to(torch.float64)
+        return to_numpy(untouched.sum(dim=-1) / untouched.shape[-1])    # the CPU's mean; exact sums of 0s and 1s
 
     def average_tables(self) -> np.ndarray:
         """[R, n_info, A] average policies (uniform where a state was never reached by its owner)."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import torch
 
+from oscc_core.learning.ordered_sum import ordered_index_add
 from oscc_core.learning.tabular import exact_sqrt, masked_softmax, sum_last
 
 GRPO_STD_EPSILON = 1e-8     # GRPO's guard in (R - mean) / (sd + 1e-8)
@@ -76,8 +77,8 @@ def clipped_gradient(logits: torch.Tensor, legal: torch.Tensor, terms: Terms, ep
                      ) -> tuple[torch.Tensor, torch.Tensor]:
     """Gradient of sum_k w_k min(r_k A_k, clip(r_k) A_k) over flat logits [R * n_info, A], and which terms clipped.
 
-    Terms are accumulated row by row in their order (index_add), so a run's
-    gradient does not depend on other runs' terms.
+    Terms are accumulated row by row in their order (`ordered_index_add`, the same order on every device), so
+    a run's gradient does not depend on other runs' terms.
     """
     probs = masked_softmax(logits[terms.row], legal[terms.row])
     taken = probs.gather(1, terms.action.unsqueeze(1)).squeeze(1)
@@ -86,5 +87,5 @@ def clipped_gradient(logits: torch.Tensor, legal: torch.Tensor, terms: Terms, ep
     clipped = ((adv > 0) & (ratio > 1 + epsilon)) | ((adv < 0) & (ratio < 1 - epsilon))
     coef = torch.where(clipped, torch.zeros_like(adv), terms.weight * adv * ratio)
     onehot = torch.nn.functional.one_hot(terms.action, logits.shape[1]).to(logits.dtype)
-    grad = torch.zeros_like(logits).index_add_(0, terms.row, coef.unsqueeze(1) * (onehot - probs))
+    grad = ordered_index_add(torch.zeros_like(logits), terms.row, coef.unsqueeze(1) * (onehot - probs))
     return grad, clipped

@@ -111,10 +111,10 @@ def run_task(task: Task) -> dict:
         learners.schedule = replace(base, budget=budget)
         cut = [None] * runs                               # each run's state before the iteration b cut short
         while bool(learners.active().any()):
-            snap, before, was = learners.snapshot(), iterations.copy(), learners.active().numpy().copy()
-            learners.step(group_base=torch.as_tensor(iterations * n))
+            snap, before, was = learners.snapshot(), iterations.copy(), learners.active().cpu().numpy()
+            learners.step(group_base=torch.as_tensor(iterations * n, device=learners.device))
             iterations[was] += 1
-            for r in np.flatnonzero(was & learners.spent.numpy()):
+            for r in np.flatnonzero(was & learners.spent.cpu().numpy()):
                 cut[r] = (snap, before[r])
         average, last, never = learners.average_tables(), learners.last_tables(), learners.coverage()
         for r, seed in enumerate(task.seeds):

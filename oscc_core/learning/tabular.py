@@ -28,7 +28,7 @@ def exact_sqrt(a: torch.Tensor) -> torch.Tensor:
     """
     if a.device.type != "cpu":
         return torch.sqrt(a)
-    return torch.from_numpy(np.sqrt(a.detach().numpy()))
+    return torch.as_tensor(np.sqrt(a.detach().numpy()), device=a.device)
 
 
 def sum_last(a: torch.Tensor) -> torch.Tensor:

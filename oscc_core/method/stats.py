@@ -28,6 +28,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import torch
 
+from oscc_core.device import HOST
 from oscc_core.engine import rng
 
 #: Default cap on replicate x group elements held in memory at once.
@@ -49,9 +50,10 @@ def resample_indices(n: int, replicates: Sequence[int] | torch.Tensor, seed: int
     """
     if not 1 <= n < 2 ** 31:
         raise ValueError(f"the number of groups must be in [1, 2**31), got {n}.")
-    reps = torch.as_tensor(replicates, dtype=torch.int64).reshape(-1)
+    dev = replicates.device if isinstance(replicates, torch.Tensor) else HOST
+    reps = torch.as_tensor(replicates, dtype=torch.int64, device=dev).reshape(-1)
     keys = rng.derive_key("bootstrap", run=int(seed), purpose=purpose_id(purpose), replicate=reps)
-    bits = rng.uniform_bits(keys[:, None], torch.arange(n, dtype=torch.int64)[None, :])  # 53-bit
+    bits = rng.uniform_bits(keys[:, None], torch.arange(n, dtype=torch.int64, device=dev)[None, :])  # 53-bit
     return ((bits >> 21) * n) >> 32
 
 
@@ -59,7 +61,7 @@ def resample_counts(n: int, replicates: Sequence[int] | torch.Tensor, seed: int,
     """Multiplicity of every group in each replicate, [R, n] int64 (rows sum to n)."""
     idx = resample_indices(n, replicates, seed, purpose)
     r = idx.shape[0]
-    flat = idx + torch.arange(r, dtype=torch.int64)[:, None] * n
+    flat = idx + torch.arange(r, dtype=torch.int64, device=idx.device)[:, None] * n
     return torch.bincount(flat.reshape(-1), minlength=r * n).view(r, n)
 
 
@@ -146,7 +148,7 @@ def paired_bootstrap(returns: Mapping[str, torch.Tensor], n_bootstrap: int, seed
     step = max(1, max_elements // n)
     sums = []
     for start in range(0, n_bootstrap, step):
-        reps = torch.arange(start, min(start + step, n_bootstrap), dtype=torch.int64)
+        reps = torch.arange(start, min(start + step, n_bootstrap), dtype=torch.int64, device=HOST)
         w = resample_counts(n, reps, seed, purpose).to(torch.float64)
         sums.append((w @ x).numpy())
     s = np.concatenate(sums, axis=0)

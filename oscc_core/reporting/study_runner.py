@@ -38,8 +38,8 @@ class StudyInterrupted(RuntimeError):
 #: chapter, a table, the study's summary) keeps the stored runs.
 RUN_SOURCES = ("games", "engine", "exact", "method", "interop",
                *(f"learning/{m}.py" for m in ("__init__", "arms", "episodes", "fused", "fused_kernels", "ledger",
-                                              "loop", "objectives", "proximal", "samples", "study", "tabular",
-                                              "visitation")))
+                                              "loop", "objectives", "ordered_sum", "proximal", "samples", "study",
+                                              "tabular", "visitation")))
 
 
 def _path(store: Path, task: Task, source: str) -> Path:

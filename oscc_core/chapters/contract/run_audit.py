@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from oscc_core.device import HOST
 from oscc_core.engine import rng
 from oscc_core.engine.arms import get_arm
 from oscc_core.engine.collector import Collection, Streams, collect, contrast_moments
@@ -92,7 +93,7 @@ def _fold(h: torch.Tensor, lanes: torch.Tensor, value: torch.Tensor) -> None:
 
 def _fold_groups(lane_hash: torch.Tensor, g: int) -> torch.Tensor:
     cols = lane_hash.view(g, -1)
-    h = torch.zeros(g, dtype=torch.int64)
+    h = torch.zeros(g, dtype=torch.int64, device=lane_hash.device)
     for j in range(cols.shape[1]):        # branches x rollouts of one group (a handful)
         h = rng.mix64(h ^ cols[:, j]) + j
     return h
@@ -128,14 +129,15 @@ class _Replay:
 
 def _start_replay(game, rec: dict, streams: Streams, event: int, violation) -> _Replay:
     g, b, k = rec["shape"]
-    lanes = torch.arange(g * b * k)
-    zeros = torch.zeros(g * b * k, dtype=torch.int64)
+    dev = rec["node"].device          # the host: `audit_chunk` replays on the CPU
+    lanes = torch.arange(g * b * k, device=dev)
+    zeros = torch.zeros(g * b * k, dtype=torch.int64, device=dev)
     return _Replay(game=game, rec=rec, violation=violation, declared_chance=streams.chance(event),
-                   flags={name: torch.zeros(g, dtype=torch.bool) for name in CODE_NAMES},
+                   flags={name: torch.zeros(g, dtype=torch.bool, device=dev) for name in CODE_NAMES},
                    lane_group=lanes // (b * k), lane_branch=rec["branch"][(lanes // k) % b],
                    node=rec["node"].clone(), public=rec["public"].clone(), rank=zeros.clone(),
                    lane_hash=zeros.clone(), addr_hash=zeros.clone(),
-                   visited=torch.zeros(len(game.infostates), dtype=torch.bool),
+                   visited=torch.zeros(len(game.infostates), dtype=torch.bool, device=dev),
                    counts={"transitions": 0, "obs_drift_transitions": 0, "gap_events": 0, "chance_events": 0,
                            "policy_events": 0})
 
@@ -154,7 +156,9 @@ def _policy_key_gaps(s: _Replay, declared_policy: torch.Tensor) -> torch.Tensor:
     pkeys = s.rec["policy_keys"]
     gap = any_by(s.lane_group, pkeys != declared_policy, g)
     kv = pkeys.view(g, b, k).sort(dim=1).values
-    return gap | ((kv[:, 1:] == kv[:, :-1]).flatten(1).any(1) if b > 1 else torch.zeros(g, dtype=torch.bool))
+    if b == 1:
+        return gap
+    return gap | (kv[:, 1:] == kv[:, :-1]).flatten(1).any(1)
 
 
 def _replay_chance(s: _Replay, ev: ChanceEvent, t: dict) -> None:
@@ -175,15 +179,15 @@ def _hidden_perturbation(s: _Replay, lanes, ids, own_c, br, recorded, ukey, uctr
     """Every other opponent card at each transition: (observation drift, address leak), per transition."""
     info = s.game.infostates
     n_t = len(lanes)
-    pl = torch.as_tensor(info.player)[ids]
-    ipub = torch.as_tensor(info.public_card)[ids]
-    alt = torch.arange(s.game.num_cards).view(1, -1).expand(n_t, -1)
+    pl = torch.as_tensor(info.player, device=HOST)[ids]
+    ipub = torch.as_tensor(info.public_card, device=HOST)[ids]
+    alt = torch.arange(s.game.num_cards, device=HOST).view(1, -1).expand(n_t, -1)
     ok_alt = (alt != own_c[:, None]) & (alt != ipub[:, None])
-    rows = torch.arange(n_t).view(-1, 1).expand_as(alt)[ok_alt]
+    rows = torch.arange(n_t, device=HOST).view(-1, 1).expand_as(alt)[ok_alt]
     alt_other = alt[ok_alt]
     c0 = torch.where(pl[rows] == 0, own_c[rows], alt_other)
     c1 = torch.where(pl[rows] == 0, alt_other, own_c[rows])
-    seen, _, (akey, actr) = engine_step(s.game, torch.as_tensor(info.node)[ids][rows], c0, c1, ipub[rows],
+    seen, _, (akey, actr) = engine_step(s.game, torch.as_tensor(info.node, device=HOST)[ids][rows], c0, c1, ipub[rows],
                                         s.rec["policy_keys"][lanes][rows], s.rank[lanes][rows], s.violation)
     drift = any_by(rows, observe(s.game, seen, br[rows], alt_other, s.violation) != recorded[rows], n_t)
     leak = any_by(rows, (akey != ukey[rows]) | (actr != uctr[rows]), n_t)
@@ -199,12 +203,13 @@ def _replay_decision(s: _Replay, ev, t: dict) -> None:
     s.visited[ids] = True
     s.counts["transitions"] += len(lanes)
     s.counts["policy_events"] += len(lanes)
-    pl = torch.as_tensor(info.player)[ids]
+    pl = torch.as_tensor(info.player, device=HOST)[ids]
     own_c, other = s.rec["cards"][lanes, pl], s.rec["cards"][lanes, 1 - pl]
     br = s.lane_branch[lanes]
     # the engine's information state is the projection of the lane's full state
-    proj_bad = ((torch.as_tensor(info.card)[ids] != own_c) | (torch.as_tensor(info.node)[ids] != s.node[lanes])
-                | (torch.as_tensor(info.public_card)[ids] != s.public[lanes]))
+    proj_bad = ((torch.as_tensor(info.card, device=HOST)[ids] != own_c)
+                | (torch.as_tensor(info.node, device=HOST)[ids] != s.node[lanes])
+                | (torch.as_tensor(info.public_card, device=HOST)[ids] != s.public[lanes]))
     recorded = observe(s.game, ids, br, other, s.violation)
     drift, leak = _hidden_perturbation(s, lanes, ids, own_c, br, recorded, ukey, uctr)
     other_label = s.rec["branch"][((lanes // k) % b + 1) % b]      # the next branch's label
@@ -230,7 +235,7 @@ def _seal(s: _Replay, returns: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor
     join_value = rng.mix64(returns.view(g, b, 1).expand(g, b, k).reshape(-1) ^ _JOIN_TAG)
     if s.violation is not None and s.violation.joins_before_freeze:
         joined = s.lane_hash.clone()
-        _fold(joined, torch.arange(g * b * k), join_value)
+        _fold(joined, torch.arange(g * b * k, device=joined.device), join_value)
         sealed = _fold_groups(joined, g)
         log = ["rollout", "join:terminal_return", "seal"]
     else:
@@ -272,7 +277,7 @@ def group_codes(flags: dict, n_groups: int) -> torch.Tensor:
     """One code per group: the first raised flag in code order (0 = valid)."""
     matrix = torch.stack([flags[name] for name in CODE_NAMES], dim=1)
     return torch.where(matrix.any(1), matrix.to(torch.int8).argmax(1).to(torch.int8) + 1,
-                       torch.zeros(n_groups, dtype=torch.int8))
+                       torch.zeros(n_groups, dtype=torch.int8, device=matrix.device))
 
 
 def audit_run(game, root: str, arm: str, n_groups: int, seed: int, violation: Violation | None = None,
@@ -293,7 +298,7 @@ def audit_run(game, root: str, arm: str, n_groups: int, seed: int, violation: Vi
         offset += g
     flags = {name: torch.cat([pt.flags[name] for pt in parts]) for name in CODE_NAMES}
     # one logical group key per group (unique within the run)
-    keys = rng.derive_key("root", run=int(seed), split=rng.SPLITS[split], group=torch.arange(n_groups))
+    keys = rng.derive_key("root", run=int(seed), split=rng.SPLITS[split], group=torch.arange(n_groups, device=HOST))
     _, inverse, counts = torch.unique(keys, return_inverse=True, return_counts=True)
     unique = counts[inverse] == 1
     flags["ROOT_DRIFT"] |= ~unique

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from oscc_core.chapters.covariance.coupling import ABLATION_NAMES, PAPER_ARM_NAMES
+from oscc_core.device import HOST
 from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.games import get_game
 from oscc_core.learning import summary
@@ -52,9 +53,9 @@ def state_logits(game: str, policy) -> torch.Tensor:
     g = get_game(game)
     legal = g.infostates.legal
     if isinstance(policy, str) and policy == "uniform":
-        return torch.zeros(legal.shape, dtype=torch.float64)
+        return torch.zeros(legal.shape, dtype=torch.float64, device=HOST)
     table = resolve_policy(g, policy)
-    return torch.from_numpy(np.where(legal, np.log(np.maximum(table, FLOOR)), 0.0))
+    return torch.as_tensor(np.where(legal, np.log(np.maximum(table, FLOOR)), 0.0), device=HOST)
 
 
 def schedule(p) -> Schedule:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from oscc_core.device import HOST
 from oscc_core.engine import rng
 from oscc_core.engine.observation_audit import observation_audit
 from oscc_core.engine.probe import any_by, drift_by, engine_step
@@ -52,16 +53,16 @@ def lookup_perturbations(game) -> dict[str, torch.Tensor]:
     unperturbed point) and `points` (number of decision points).
     """
     tree, c = game.tree, game.num_cards
-    deals = torch.as_tensor(game.deals)                              # [D, 3]
-    nodes = torch.as_tensor(np.flatnonzero(tree.player >= 0))         # [M]
+    deals = torch.as_tensor(game.deals, device=HOST)                            # [D, 3]
+    nodes = torch.as_tensor(np.flatnonzero(tree.player >= 0), device=HOST)      # [M]
     n_deals, n_nodes = len(deals), len(nodes)
-    d = torch.arange(n_deals).view(-1, 1, 1, 1)
-    m = torch.arange(n_nodes).view(1, -1, 1, 1)
-    opp = torch.arange(c).view(1, 1, -1, 1)                           # the opponent's replacement card
-    fut = torch.arange(c).view(1, 1, 1, -1)                           # the public card's replacement
+    d = torch.arange(n_deals, device=HOST).view(-1, 1, 1, 1)
+    m = torch.arange(n_nodes, device=HOST).view(1, -1, 1, 1)
+    opp = torch.arange(c, device=HOST).view(1, 1, -1, 1)                        # the opponent's replacement card
+    fut = torch.arange(c, device=HOST).view(1, 1, 1, -1)                        # the public card's replacement
     node = nodes[m]
-    player = torch.as_tensor(tree.player)[node]
-    late = torch.as_tensor(tree.round)[node] >= 2                     # the public card is dealt
+    player = torch.as_tensor(tree.player, device=HOST)[node]
+    late = torch.as_tensor(tree.round, device=HOST)[node] >= 2                  # the public card is dealt
     own = torch.where(player == 1, deals[d, 1], deals[d, 0])
     pub = deals[d, 2]
     valid = opp != own
@@ -73,7 +74,7 @@ def lookup_perturbations(game) -> dict[str, torch.Tensor]:
         public = torch.full_like(fut, NO_PUBLIC_CARD)
     c0 = torch.where(player == 0, own, opp)
     c1 = torch.where(player == 0, opp, own)
-    expected = torch.as_tensor(acting_infostates(game))[d, node]
+    expected = torch.as_tensor(acting_infostates(game), device=HOST)[d, node]
     shape = valid.shape
     fields = {"point": d * n_nodes + m, "deal": d, "node": node, "c0": c0, "c1": c1, "public": public,
               "expected": expected}
@@ -92,7 +93,7 @@ def lookup_leakage(game, table: np.ndarray, violation: Violation | None = None, 
     game = get_game(game)
     p = lookup_perturbations(game)
     keys = rng.policy_key(run, rng.SPLITS[split], p["deal"], 0, 0)
-    counter = torch.as_tensor(decisions_before(game))[p["node"]]
+    counter = torch.as_tensor(decisions_before(game), device=HOST)[p["node"]]
     info, action, (ukey, uctr) = engine_step(game, p["node"], p["c0"], p["c1"], p["public"], keys, counter,
                                              violation, table)
     n, point = p["points"], p["point"]
