@@ -7,6 +7,7 @@ intervals from logs by hand, and the documented rules of orderings and resolutio
 paired differences strictly above 0; it is resolved only when every 95% interval lies strictly above 0).
 Boundaries (a value exactly at a threshold, a zero difference, n = 2 so n - 1 = 1) are hypothesis properties.
 """
+import copy
 import math
 
 import numpy as np
@@ -120,8 +121,7 @@ grid_values = st.integers(min_value=0, max_value=8).map(lambda k: k / 8)   # tie
 @given(st.lists(st.tuples(grid_values, grid_values), min_size=2, max_size=12))
 def test_the_summary_holds_each_arms_t_interval_and_the_paired_difference_arm_minus_cp_grpo(pairs):
     cp = {str(100 + s): {"100": record(a)} for s, (a, _) in enumerate(pairs)}
-    ind = {str(100 + s): {"100": record(b)} for s, (_, b) in enumerate(reversed(pairs))}
-    ind = {str(100 + s): ind[str(100 + len(pairs) - 1 - s)] for s in range(len(pairs))}   # another key order
+    ind = {str(100 + s): {"100": record(pairs[s][1])} for s in reversed(range(len(pairs)))}   # seeds reversed
     out = design.summary({"literal": {"cp_grpo": cp, "independent": ind}}, [100], [0.2])["by_budget"]["literal"]
     entry = out["100"]
     for arm, values in (("cp_grpo", [a for a, _ in pairs]), ("independent", [b for _, b in pairs])):
@@ -411,7 +411,6 @@ def real_runs():
 
 
 def _copy(runs):
-    import copy
     return copy.deepcopy(runs)
 
 
@@ -421,7 +420,16 @@ def test_a_rerun_equal_to_the_committed_study_agrees_on_every_record(real_runs):
     assert live_check(real_runs, _copy(real_runs)) == {"records": 4, "max_abs_difference": 0.0}
 
 
-@settings(max_examples=40)
+RECORD_FIELDS = ("exploitability_average", "exploitability_last", "never_updated", "physical_calls", "transitions",
+                 "decisions", "groups", "iterations")
+
+
+def test_a_record_holds_the_fields_the_live_check_must_compare(real_runs):
+    for seeds in real_runs["runs"]["literal"]["cp_grpo"].values():
+        assert all(set(rec) == set(RECORD_FIELDS) for rec in seeds.values())
+
+
+@settings(max_examples=25)
 @given(st.data(), st.floats(min_value=-1e3, max_value=1e3, allow_nan=False).filter(lambda x: abs(x) > 1e-6),
        st.booleans())
 def test_a_change_in_any_single_field_of_any_record_is_reported(real_runs, data, delta, in_committed):
@@ -429,17 +437,14 @@ def test_a_change_in_any_single_field_of_any_record_is_reported(real_runs, data,
 
     seed = data.draw(st.sampled_from(sorted(real_runs["runs"]["literal"]["cp_grpo"])))
     budget = data.draw(st.sampled_from(["40", "80"]))
-    fields = sorted(real_runs["runs"]["literal"]["cp_grpo"][seed][budget])
-    assert {"exploitability_average", "exploitability_last", "never_updated", "physical_calls", "transitions",
-            "decisions", "groups", "iterations"} <= set(fields)
-    field = data.draw(st.sampled_from(fields))
-    committed, live = _copy(real_runs), _copy(real_runs)
-    changed = committed if in_committed else live
-    old = float(changed["runs"]["literal"]["cp_grpo"][seed][budget][field])
-    changed["runs"]["literal"]["cp_grpo"][seed][budget][field] = old + delta
-    got = live_check(committed, live)
-    assert got["records"] == 4
-    assert got["max_abs_difference"] == abs((old + delta) - old) > 0
+    for field in RECORD_FIELDS:                                   # every field, each changed alone
+        committed, live = _copy(real_runs), _copy(real_runs)
+        changed = committed if in_committed else live
+        old = float(changed["runs"]["literal"]["cp_grpo"][seed][budget][field])
+        changed["runs"]["literal"]["cp_grpo"][seed][budget][field] = old + delta
+        got = live_check(committed, live)
+        assert got["records"] == 4
+        assert got["max_abs_difference"] == abs((old + delta) - old) > 0, field
 
 
 def test_records_only_one_study_holds_are_not_compared(real_runs):
