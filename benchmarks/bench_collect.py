@@ -19,7 +19,11 @@ seconds (tab:physical-cost-frontier).  Only this print shows seconds: no
 results file keeps them.
 
     .venv/bin/python benchmarks/bench_collect.py [--groups 1000000] [--openspiel-groups 20000] [--repeats 5]
-        [--arm-groups 200000]
+        [--arm-groups 200000] [--device cuda]
+
+With `--device cuda` it first prints the GPU kernel's rates and ratios to the
+fused CPU kernel (`bench_collect_cuda.py`); the rest then runs on CUDA
+(engine "fused" is the GPU kernel there).
 """
 from __future__ import annotations
 
@@ -118,6 +122,9 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--arm-groups", type=int, default=200_000)
     args = parser.parse_args()
+    if args.device.startswith("cuda"):      # the GPU kernel against the fused CPU kernel, as ratios
+        from bench_collect_cuda import print_cuda_rates
+        print_cuda_rates(repeats=args.repeats, device=args.device)
 
     for engine in ("fused", "torch"):   # warm-up: compiled kernel, tables, allocator
         collect("leduc", "", "full", 10_000, seed=0, device=args.device, engine=engine)

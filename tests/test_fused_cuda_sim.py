@@ -90,8 +90,11 @@ def _run_case(game_name, root_name, arm_name, policy_name, budget) -> dict:
                "torch": collector._collect_chunk(game, root, streams, event, cdf, last_action, None, None, None,
                                                  chance_maps.DEFAULT_MAP)}
 
+    def same(x, y):
+        return torch.equal(x, y) if isinstance(x, torch.Tensor) else x == y
+
     def differ(a, b):
-        return [k for k in COMPARED if not (torch.equal(a[k], b[k]) if isinstance(a[k], torch.Tensor) else a[k] == b[k])]
+        return [k for k in COMPARED if not same(a[k], b[k])]
 
     return {"vs_cpu": differ(engines["cuda"], engines["cpu"]), "vs_torch": differ(engines["cuda"], engines["torch"])}
 

@@ -11,9 +11,14 @@ are played two at a time so their lookup chains overlap.
 
 It covers every admissible collection: any game, root, arm, budget, tabular
 continuation and branch order.  The audit's traces, the violation controls
-and the selector's chance maps stay on the torch path, which is also the
-path on CUDA.  Tests check both paths give identical returns, codes and
-counts (`tests/test_fused.py`), so which one ran never shows in a result.
+and the selector's chance maps stay on the torch path.  Tests check both
+paths give identical returns, codes and counts (`tests/test_fused.py`), so
+which one ran never shows in a result.
+
+The per-lane and per-group functions (`SHARED_FUNCTIONS`) are plain Python
+compiled by numba; `fused_cuda` compiles the same source for the GPU, so
+they must stay within what both targets compile: scalars, tuples and array
+indexing, no allocation, no NumPy calls beyond scalar casts.
 """
 from __future__ import annotations
 
@@ -204,21 +209,25 @@ def _tally(value, decisions, dealt, illegal, unfinished, returns, i, b, sign, sh
             illegal_any or illegal, reached_max, chance_sum)
 
 
-@_jit()
+@_jit(forceinline=True)
 def _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
-                   policy_stream, prefixes, tags, event, own_cum, own_last, pub_cum, pub_last, hid_cum,
-                   hid_last, steps, num_cards, has_chance, player, chance_child, child, legal, info_index,
-                   cdf, last_action, utility, code_early, code_illegal,
-                   returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out):
+                   policy_stream, prefixes, tags, event, laws, steps, num_cards, has_chance, tables,
+                   code_early, code_illegal, outputs):
     """Group i of a chunk: its root draws, stream keys and `budget` hands per branch, reduced into row i.
 
     The one per-group body of both kernels: `_collect_groups` runs it for
     every group on the CPU's threads and `fused_cuda` compiles this same
     source for one GPU thread per group.  prefixes: keys of the root,
     hidden, chance and policy namespaces after their run and split fields;
-    tags: field tags of group, branch, rollout, event and stream.  Outputs
-    are per group (see `collect_chunk`).
+    tags: field tags of group, branch, rollout, event and stream; laws,
+    tables and outputs: tuples of arrays, as `_collect_groups` packs them
+    (fewer than 30 arguments keep the call a plain one).  LLVM inlines it
+    into the parallel loop: numba's own inlining loses the loop's sums here.
+    Outputs are per group (see `collect_chunk`).
     """
+    own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last = laws
+    player, chance_child, child, legal, info_index, cdf, last_action, utility = tables
+    returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out = outputs
     root_prefix, hidden_prefix, chance_prefix, policy_prefix = prefixes[0], prefixes[1], prefixes[2], prefixes[3]
     tag_group, tag_branch, tag_rollout, tag_event, tag_stream = tags[0], tags[1], tags[2], tags[3], tags[4]
     n_branches = branch_ids.shape[0]
@@ -266,7 +275,9 @@ def _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, shar
             decisions_sum, policy_lanes, early, illegal_any, reached_max, chance_sum = totals
         chance_sum += reached_max
     codes[i] = code_illegal if illegal_any else (code_early if early else 0)
-    decisions_out[i], chance_out[i], policy_lanes_out[i] = decisions_sum, chance_sum, policy_lanes
+    decisions_out[i] = decisions_sum
+    chance_out[i] = chance_sum
+    policy_lanes_out[i] = policy_lanes
 
 
 #: The per-lane and per-group functions, callees first.  Each is plain Python
@@ -285,10 +296,11 @@ def _collect_groups(groups, branch_ids, start_nodes, budget, root_player, share_
     """Every group of a chunk, one `_collect_group` per group on all CPU threads."""
     for i in numba.prange(groups.shape[0]):
         _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
-                       policy_stream, prefixes, tags, event, own_cum, own_last, pub_cum, pub_last, hid_cum,
-                       hid_last, steps, num_cards, has_chance, player, chance_child, child, legal, info_index,
-                       cdf, last_action, utility, code_early, code_illegal,
-                       returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out)
+                       policy_stream, prefixes, tags, event, (own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last),
+                       steps, num_cards, has_chance,
+                       (player, chance_child, child, legal, info_index, cdf, last_action, utility),
+                       code_early, code_illegal,
+                       (returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out))
 
 
 @lru_cache(maxsize=None)

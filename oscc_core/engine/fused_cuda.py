@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import os
 import types
+import warnings
 from functools import lru_cache
 
 import numpy as np
 import torch
+from numba.core.errors import NumbaPerformanceWarning
 
 from oscc_core.engine import fused
 
@@ -70,26 +72,29 @@ def retarget(compile_device, names=fused.SHARED_FUNCTIONS, module=fused) -> dict
     return namespace
 
 
+def _grid(groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
+          policy_stream, prefixes, tags, event, own_cum, own_last, pub_cum, pub_last, hid_cum,
+          hid_last, steps, num_cards, has_chance, player, chance_child, child, legal, info_index,
+          cdf, last_action, utility, code_early, code_illegal,
+          returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out):
+    """The kernel's body: thread i runs group i (`fused._collect_group`, retargeted with it)."""
+    i = cuda.grid(1)
+    if i < groups.shape[0]:     # _collect_group: a name of the retargeted namespace this body runs in
+        _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, share_hidden,  # noqa: F821
+                       share_chance, policy_stream, prefixes, tags, event,
+                       (own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last), steps, num_cards, has_chance,
+                       (player, chance_child, child, legal, info_index, cdf, last_action, utility),
+                       code_early, code_illegal,
+                       (returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out))
+
+
 @lru_cache(maxsize=None)
 def _kernel():
-    """The compiled CUDA kernel: one thread per group runs `fused._collect_group` (built on first use)."""
-    collect_group = retarget(cuda.jit(device=True))["_collect_group"]
-
-    @cuda.jit
-    def collect_groups(groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
-                       policy_stream, prefixes, tags, event, own_cum, own_last, pub_cum, pub_last, hid_cum,
-                       hid_last, steps, num_cards, has_chance, player, chance_child, child, legal, info_index,
-                       cdf, last_action, utility, code_early, code_illegal,
-                       returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out):
-        i = cuda.grid(1)
-        if i < groups.shape[0]:
-            collect_group(i, groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
-                          policy_stream, prefixes, tags, event, own_cum, own_last, pub_cum, pub_last, hid_cum,
-                          hid_last, steps, num_cards, has_chance, player, chance_child, child, legal, info_index,
-                          cdf, last_action, utility, code_early, code_illegal,
-                          returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out)
-
-    return collect_groups
+    """The compiled CUDA kernel (built on first use): `_grid` over the retargeted `fused` functions."""
+    namespace = retarget(cuda.jit(device=True))
+    namespace["cuda"] = cuda
+    body = types.FunctionType(_grid.__code__, namespace, "collect_groups_cuda")
+    return cuda.jit(body)
 
 
 def _on_device(value):
@@ -105,8 +110,11 @@ def launch(inputs: tuple, outputs: dict, threads_per_block: int = THREADS_PER_BL
     """Run the kernel over inputs (`fused.kernel_inputs`, device arrays or host arrays) into the device
     arrays `outputs` (in `fused.OUTPUTS` order); returns without waiting for the GPU."""
     n = len(inputs[0])
+    threads_per_block = max(1, min(threads_per_block, n))     # a tiny chunk (the simulator's) needs no idle threads
     blocks = max(1, -(-n // threads_per_block))
-    _kernel()[blocks, threads_per_block](*(_on_device(v) for v in inputs), *outputs.values())
+    with warnings.catch_warnings():     # small chunks leave the GPU idle; numba says so at every launch
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        _kernel()[blocks, threads_per_block](*(_on_device(v) for v in inputs), *outputs.values())
 
 
 def device_outputs(g: int, b: int, device: torch.device | None) -> dict:
