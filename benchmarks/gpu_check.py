@@ -75,12 +75,15 @@ def check_equal(n_groups: int) -> bool:
     """Part (a): every case equal on the GPU kernel and the CPU kernel; prints one line per case."""
     bad, t0, count = 0, time.perf_counter(), 0
     for label, args, kwargs, with_torch in cases(n_groups):
-        gpu = collect(*args, device="cuda", engine="fused", keep_draws=True, **kwargs)
-        cpu = collect(*args, device="cpu", engine="fused", keep_draws=True, **kwargs)
-        diff = differences(gpu, cpu)
-        if with_torch:
-            diff += [f"torch-cuda:{d}" for d in differences(
-                collect(*args, device="cuda", engine="torch", keep_draws=True, **kwargs), cpu)]
+        try:
+            gpu = collect(*args, device="cuda", engine="fused", keep_draws=True, **kwargs)
+            cpu = collect(*args, device="cpu", engine="fused", keep_draws=True, **kwargs)
+            diff = differences(gpu, cpu)
+            if with_torch:
+                diff += [f"torch-cuda:{d}" for d in differences(
+                    collect(*args, device="cuda", engine="torch", keep_draws=True, **kwargs), cpu)]
+        except Exception as error:      # report and go on: one broken case must not hide the others
+            diff = [f"{type(error).__name__}: {error}"]
         bad += bool(diff)
         count += 1
         print(f"  {'EQUAL ' if not diff else 'DIFFER'} {label}" + (f": {diff}" if diff else ""), flush=True)
@@ -109,7 +112,8 @@ def main() -> None:
     ok = check_equal(args.groups)
     print("(b) speed", flush=True)
     print_cuda_rates(tuple(args.chunks), args.repeats)
-    print("RESULT:", "all cases equal" if ok else "SOME CASES DIFFER", flush=True)
+    print(f"RESULT: {'all cases equal' if ok else 'SOME CASES DIFFER'}; {time.perf_counter() - t0:.0f} s in all",
+          flush=True)
     sys.exit(0 if ok else 1)
 
 

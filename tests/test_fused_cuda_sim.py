@@ -121,6 +121,36 @@ def test_the_simulator_ran_the_gpu_kernel_on_the_cuda_target(simulated):
     assert simulated["_simulator"] is True, "the child process did not run numba's CUDA simulator"
 
 
+def _engine_on_cuda(engine, trace=None):
+    import torch
+    from oscc_core.engine import chance_maps, collector
+    return collector._choose_engine(engine, torch.device("cuda"), trace, None, None, chance_maps.DEFAULT_MAP)
+
+
+def test_on_cuda_the_auto_engine_is_the_gpu_kernel_where_numba_cuda_is_present(monkeypatch):
+    from oscc_core.engine import fused_cuda
+    monkeypatch.setattr(fused_cuda, "available", lambda: True)
+    monkeypatch.delenv(fused_cuda.DISABLE_ENV, raising=False)
+    assert _engine_on_cuda("auto") == "cuda" and _engine_on_cuda("fused") == "cuda"
+    assert _engine_on_cuda("torch") is None
+    assert _engine_on_cuda("auto", trace=[]) is None, "a trace needs the torch path"
+
+
+def test_the_environment_switch_keeps_auto_on_the_torch_path_but_not_a_forced_fused_engine(monkeypatch):
+    from oscc_core.engine import fused_cuda
+    monkeypatch.setattr(fused_cuda, "available", lambda: True)
+    monkeypatch.setenv(fused_cuda.DISABLE_ENV, "1")
+    assert _engine_on_cuda("auto") is None and _engine_on_cuda("fused") == "cuda"
+
+
+def test_forcing_the_fused_engine_on_cuda_without_numba_cuda_is_a_value_error_naming_it(monkeypatch):
+    from oscc_core.engine import fused_cuda
+    monkeypatch.setattr(fused_cuda, "available", lambda: False)
+    assert _engine_on_cuda("auto") is None
+    with pytest.raises(ValueError, match="engine='fused' needs numba's CUDA target"):
+        _engine_on_cuda("fused")
+
+
 if __name__ == "__main__":      # the child process: numba.cuda is imported here, after NUMBA_ENABLE_CUDASIM
     import warnings
     warnings.filterwarnings("ignore", category=RuntimeWarning)   # uint64 hashing wraps by design

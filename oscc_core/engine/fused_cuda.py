@@ -28,7 +28,6 @@ from functools import lru_cache
 
 import numpy as np
 import torch
-from numba.core.errors import NumbaPerformanceWarning
 
 from oscc_core.engine import fused
 
@@ -113,7 +112,7 @@ def launch(inputs: tuple, outputs: dict, threads_per_block: int = THREADS_PER_BL
     threads_per_block = max(1, min(threads_per_block, n))     # a tiny chunk (the simulator's) needs no idle threads
     blocks = max(1, -(-n // threads_per_block))
     with warnings.catch_warnings():     # small chunks leave the GPU idle; numba says so at every launch
-        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        warnings.filterwarnings("ignore", message=".*(occupancy|Grid size)")
         _kernel()[blocks, threads_per_block](*(_on_device(v) for v in inputs), *outputs.values())
 
 
