@@ -11,9 +11,11 @@ arithmetic, the same float64 products and comparisons of the root draws
 
 The kernel runs one thread per group: the hands' decisions loop inside the
 thread, nothing synchronises with the host inside the loop, each group's
-sums are reduced in its thread, and the tables are read from device memory
-(small enough to stay in the GPU's caches).  Per chunk the host receives the
-per-group sums in one copy per output column.
+sums are reduced in its thread (int64, exact), and the tables are read from
+device memory (small enough to stay in the GPU's caches).  The per-group
+columns stay on the GPU: the collector reduces them there into its moment
+sums (one copy of the reduced sums to the host per chunk) and copies the
+columns it keeps to the host once, at the end.
 
 The GPU is used only where `numba.cuda` imports and finds a device
 (`available()`); numba's CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`) runs the
