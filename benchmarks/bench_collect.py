@@ -23,6 +23,9 @@ results file keeps them.
 
     .venv/bin/python benchmarks/bench_collect.py [--groups 1000000] [--openspiel-groups 20000] [--repeats 5]
         [--arm-groups 200000] [--device cpu|cuda]
+
+With `--device cuda` it first prints the GPU kernel's rates and ratios to the
+fused CPU kernel (`bench_collect_cuda.py`).
 """
 from __future__ import annotations
 
@@ -146,6 +149,9 @@ def main() -> None:
     parser.add_argument("--arm-groups", type=int, default=200_000)
     args = parser.parse_args()
     runs = contestants(args.device)
+    if args.device.startswith("cuda"):      # the GPU kernel against the fused CPU kernel, as ratios
+        from bench_collect_cuda import print_cuda_rates
+        print_cuda_rates(repeats=args.repeats, device=args.device)
 
     for device, engine in runs.values():   # warm-up: compiled kernel, tables, allocator
         collect("leduc", "", "full", 10_000, seed=0, device=device, engine=engine)

@@ -88,6 +88,20 @@ def test_moment_sums_equal_python_integer_sums_over_valid_groups():
     assert powers.tolist() == [[sum((r[i] - r[j]) ** p for r in rows) for p in (1, 2, 3, 4)] for i, j in pairs]
 
 
+def test_device_moment_sums_equal_the_fused_moment_sums_and_python_integer_sums():
+    from oscc_core.engine.collector import device_moment_sums
+    gen = np.random.default_rng(1)
+    returns = torch.as_tensor(gen.integers(-40, 41, size=(3_001, 3)), dtype=torch.int64)
+    valid = torch.as_tensor(gen.random(3_001) < 0.8)
+    n, sums, products, powers = device_moment_sums(returns, valid)
+    rows = [r for r, ok in zip(returns.tolist(), valid.tolist()) if ok]
+    assert n == len(rows)
+    assert sums.tolist() == [sum(r[i] for r in rows) for i in range(3)]
+    assert products.tolist() == [[sum(r[i] * r[j] for r in rows) for j in range(3)] for i in range(3)]
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    assert powers.tolist() == [[sum((r[i] - r[j]) ** p for r in rows) for p in (1, 2, 3, 4)] for i, j in pairs]
+
+
 def test_the_fused_tables_hold_every_terminal_utility_without_overflow():
     from oscc_core.engine.fused import _game_arrays
     for name in ("kuhn", "leduc"):

@@ -30,6 +30,7 @@ from oscc_core.policy import resolve_policy
 
 DEFAULT_CHUNK = 1 << 17           # groups per torch-path chunk; any value gives identical results
 FUSED_CHUNK = 1 << 20             # groups per fused-kernel call (about 64 bytes each)
+FUSED_CUDA_CHUNK = 1 << 22        # groups per GPU-kernel launch (enough threads to fill a large GPU)
 ENGINES = ("auto", "torch", "fused")
 
 
@@ -204,10 +205,12 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, *, continuation
                   even under a shared uniform) or "antithetic" (odd branches use 1 - U); all keep
                   every branch's marginal law.  Cannot be combined with a custom `chance_map`.
     keep_draws    also keep each group's physical draw count (`Collection.group_draws`)
-    engine        "torch" (batched tensor ops, any device), "fused" (one compiled loop per group on
-                  the CPU, `oscc_core.fused`) or "auto" (fused whenever it applies: CPU, no trace,
-                  violation or chance map).  Both give identical results; the engine is not part
-                  of the manifest.
+    engine        "torch" (batched tensor ops, any device), "fused" (one compiled loop per group:
+                  `engine.fused` on the CPU, its GPU build `engine.fused_cuda` on CUDA, where numba's
+                  CUDA target must be installed) or "auto" (fused whenever it applies: no trace,
+                  violation or chance map, and on CUDA numba's CUDA target present and the
+                  environment variable OSCC_NO_FUSED_CUDA unset).  All give identical results; the
+                  engine is not part of the manifest.
 
     Returns are the acting player's utility in integer chips.  Every argument
     is checked before any compute; bad values raise ValueError.
@@ -218,9 +221,9 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, *, continuation
     chance_maps.check_map(continuation_map)
     if continuation_map != chance_maps.DEFAULT_MAP and chance_map is not None:
         raise ValueError("give either continuation_map or a custom chance_map, not both.")
-    use_fused = _choose_engine(engine, dev, trace, violation, chance_map, continuation_map)
+    kernel = _choose_engine(engine, dev, trace, violation, chance_map, continuation_map)
     if chunk_size is None:
-        chunk_size = FUSED_CHUNK if use_fused else DEFAULT_CHUNK
+        chunk_size = {None: DEFAULT_CHUNK, "cpu": FUSED_CHUNK, "cuda": FUSED_CUDA_CHUNK}[kernel]
     cdf, last_action = policy_cdf(table, dev)
     events = chance_event_of_nodes(game)
     if len(set(events.values())) > 1:  # pragma: no cover - both games have at most one event type
@@ -248,8 +251,8 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, *, continuation
         groups = torch.arange(start, min(start + chunk_size, n_groups), dtype=torch.int64, device=dev)
         streams = Streams(int(seed), rng.SPLITS[split], groups, arm_obj, len(root_obj.actions), budget,
                           None if order is None else torch.tensor(order, dtype=torch.int64, device=dev))
-        if use_fused:
-            chunk = _fused_chunk(game, root_obj, streams, event, cdf, last_action)
+        if kernel is not None:
+            chunk = _fused_chunk(kernel, game, root_obj, streams, event, cdf, last_action)
         else:
             chunk_map = chance_map if continuation_map == chance_maps.DEFAULT_MAP else \
                 chance_maps.make_chance_map(continuation_map, streams, event, game.num_cards - 2)
@@ -285,22 +288,33 @@ def kept_bytes_per_group(branches: int, keep_returns: bool, keep_draws: bool) ->
     return 2 * per
 
 
-def _choose_engine(engine, device, trace, violation, chance_map, continuation_map) -> bool:
-    """True when this collection runs on the fused CPU kernel."""
+def _choose_engine(engine, device, trace, violation, chance_map, continuation_map) -> str | None:
+    """Which fused kernel runs this collection: "cpu", "cuda" (the GPU build), or None (the torch path)."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}.")
+    if engine == "torch":
+        return None
+    on_cuda = device.type == "cuda"
+    if on_cuda:     # imported only here: importing numba's CUDA target costs time a CPU run need not spend
+        from oscc_core.engine import fused_cuda
     blockers = [reason for reason, present in (
-        ("a CPU device", device.type != "cpu"),
+        ("numba's CUDA target on a CUDA device (pip install numba-cuda)", on_cuda and not fused_cuda.available()),
         ("no trace", trace is not None), ("no violation", violation is not None),
         ("no chance map", chance_map is not None or continuation_map != chance_maps.DEFAULT_MAP)) if present]
     if engine == "fused" and blockers:
         raise ValueError(f"engine='fused' needs {' and '.join(blockers)}; use engine='torch' or 'auto'.")
-    return engine != "torch" and not blockers
+    if blockers or (engine == "auto" and on_cuda and not fused_cuda.enabled()):
+        return None
+    return device.type
 
 
-def _fused_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, last_action) -> dict:
-    """`_collect_chunk`'s result computed by the fused kernel (same numbers, same counts)."""
-    out = fused.collect_chunk(game, root, streams, event, cdf, last_action)
+def _fused_chunk(kernel: str, game: Game, root: Root, streams: Streams, event: int, cdf, last_action) -> dict:
+    """`_collect_chunk`'s result computed by a fused kernel, "cpu" or "cuda" (same numbers, same counts)."""
+    if kernel == "cuda":
+        from oscc_core.engine import fused_cuda
+        out = fused_cuda.collect_chunk(game, root, streams, event, cdf, last_action)
+    else:
+        out = fused.collect_chunk(game, root, streams, event, cdf, last_action)
     counts = _chunk_counts(root, streams, out["chance"], out["chance"], out["decisions"], out["policy_lanes"])
     return {"returns": out["returns"], "codes": out["codes"], "own_card": out["own_card"],
             "public_card": out["public_card"], **counts}
@@ -374,6 +388,20 @@ def _collect_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, la
     return {"returns": returns, "codes": codes, "own_card": own, "public_card": public, **counts}
 
 
+def device_moment_sums(returns: torch.Tensor, valid: torch.Tensor) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """`fused.moment_sums` computed where the returns lie (torch int64 ops, exact in any order), with one
+    copy of the reduced sums to the host: (n, sums [B], products [B, B], contrast power sums [pairs, 4])."""
+    b = returns.shape[1]
+    r = returns * valid.view(-1, 1)             # invalid groups add zero to every sum below
+    i, j = torch.triu_indices(b, b, 1, device=returns.device)   # pairs (i, j), i < j, in row order
+    d = r[:, i] - r[:, j]
+    powers = torch.stack([d, d * d, d * d * d, d * d * d * d], dim=2).sum(0)
+    packed = torch.cat([valid.sum().view(1), r.sum(0), (r.unsqueeze(2) * r.unsqueeze(1)).sum(0).view(-1),
+                        powers.view(-1)]).cpu().numpy()
+    return int(packed[0]), packed[1:1 + b], packed[1 + b:1 + b + b * b].reshape(b, b), \
+        packed[1 + b + b * b:].reshape(-1, 4)
+
+
 class _Accumulator:
     """Exact integer sums over valid groups, added chunk by chunk."""
 
@@ -387,7 +415,8 @@ class _Accumulator:
         self.physical = dict(self.logical)
 
     def add(self, chunk: dict) -> None:
-        n, sums, products, powers = fused.moment_sums(chunk["returns"], chunk["codes"] == OK)
+        returns, valid = chunk["returns"], chunk["codes"] == OK
+        n, sums, products, powers = (device_moment_sums if returns.is_cuda else fused.moment_sums)(returns, valid)
         self.groups += len(chunk["codes"])
         self.n += n
         for i in range(self.b):

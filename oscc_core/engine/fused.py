@@ -11,9 +11,14 @@ are played two at a time so their lookup chains overlap.
 
 It covers every admissible collection: any game, root, arm, budget, tabular
 continuation and branch order.  The audit's traces, the violation controls
-and the selector's chance maps stay on the torch path, which is also the
-path on CUDA.  Tests check both paths give identical returns, codes and
-counts (`tests/test_fused.py`), so which one ran never shows in a result.
+and the selector's chance maps stay on the torch path.  Tests check both
+paths give identical returns, codes and counts (`tests/test_fused.py`), so
+which one ran never shows in a result.
+
+The per-lane and per-group functions (`SHARED_FUNCTIONS`) are plain Python
+compiled by numba; `fused_cuda` compiles the same source for the GPU, so
+they must stay within what both targets compile: scalars, tuples and array
+indexing, no allocation, no NumPy calls beyond scalar casts.
 """
 from __future__ import annotations
 
@@ -204,67 +209,98 @@ def _tally(value, decisions, dealt, illegal, unfinished, returns, i, b, sign, sh
             illegal_any or illegal, reached_max, chance_sum)
 
 
+@_jit(forceinline=True)
+def _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
+                   policy_stream, prefixes, tags, event, laws, steps, num_cards, has_chance, tables,
+                   code_early, code_illegal, outputs):
+    """Group i of a chunk: its root draws, stream keys and `budget` hands per branch, reduced into row i.
+
+    The one per-group body of both kernels: `_collect_groups` runs it for
+    every group on the CPU's threads and `fused_cuda` compiles this same
+    source for one GPU thread per group.  prefixes: keys of the root,
+    hidden, chance and policy namespaces after their run and split fields;
+    tags: field tags of group, branch, rollout, event and stream; laws,
+    tables and outputs: tuples of arrays, as `_collect_groups` packs them
+    (fewer than 30 arguments keep the call a plain one).  LLVM inlines it
+    into the parallel loop: numba's own inlining loses the loop's sums here.
+    Outputs are per group (see `collect_chunk`).
+    """
+    own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last = laws
+    player, chance_child, child, legal, info_index, cdf, last_action, utility = tables
+    returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out = outputs
+    root_prefix, hidden_prefix, chance_prefix, policy_prefix = prefixes[0], prefixes[1], prefixes[2], prefixes[3]
+    tag_group, tag_branch, tag_rollout, tag_event, tag_stream = tags[0], tags[1], tags[2], tags[3], tags[4]
+    n_branches = branch_ids.shape[0]
+    sign = 1 if root_player == 0 else -1
+    group = _U(groups[i])
+    root_key = _absorb(root_prefix, tag_group, group)
+    own = _draw(own_cum, own_last, 0, np.float64(_bits(root_key, 0)) * _SCALE)
+    public = _draw(pub_cum, pub_last, own, np.float64(_bits(root_key, 1)) * _SCALE) - 1
+    own_out[i], public_out[i] = own, public
+    hidden_group = _absorb(hidden_prefix, tag_group, group)
+    hidden_row = own * (num_cards + 1) + public + 1
+    shared_opp = -1
+    if share_hidden:
+        shared_opp = _draw(hid_cum, hid_last, hidden_row, np.float64(_bits(hidden_group, 0)) * _SCALE)
+    policy_group = _absorb(policy_prefix, tag_group, group)
+    chance_event = _absorb(_absorb(chance_prefix, tag_group, group), tag_event, event)
+    early = illegal_any = False
+    decisions_sum = chance_sum = policy_lanes = 0
+    for b in range(n_branches):
+        returns[i, b] = 0
+    for k in range(budget):
+        chance_key_k = _absorb(chance_event, tag_rollout, _U(k))
+        shared_card = -1
+        if has_chance and share_chance and share_hidden:
+            c0, c1 = (own, shared_opp) if root_player == 0 else (shared_opp, own)
+            shared_card = _public_card(chance_key_k, c0, c1, num_cards)
+        reached_max = 0
+        for first in range(0, n_branches, 2):       # branches in pairs; an odd last one pairs with itself
+            second = min(first + 1, n_branches - 1)
+            c0_a, c1_a, key_a, card_a = _lane_inputs(
+                first, k, branch_ids, own, root_player, share_hidden, share_chance, has_chance, shared_opp,
+                shared_card, hidden_group, hidden_row, hid_cum, hid_last, policy_group, chance_key_k,
+                policy_stream, tag_branch, tag_rollout, tag_stream, num_cards)
+            c0_b, c1_b, key_b, card_b = _lane_inputs(
+                second, k, branch_ids, own, root_player, share_hidden, share_chance, has_chance, shared_opp,
+                shared_card, hidden_group, hidden_row, hid_cum, hid_last, policy_group, chance_key_k,
+                policy_stream, tag_branch, tag_rollout, tag_stream, num_cards)
+            v_a, d_a, h_a, il_a, u_a, v_b, d_b, h_b, il_b, u_b = _play_pair(
+                start_nodes[first], c0_a, c1_a, key_a, card_a, start_nodes[second], c0_b, c1_b, key_b, card_b,
+                public, steps, player, chance_child, child, legal, info_index, cdf, last_action, utility)
+            totals = (decisions_sum, policy_lanes, early, illegal_any, reached_max, chance_sum)
+            totals = _tally(v_a, d_a, h_a, il_a, u_a, returns, i, first, sign, share_chance, totals)
+            if second != first:
+                totals = _tally(v_b, d_b, h_b, il_b, u_b, returns, i, second, sign, share_chance, totals)
+            decisions_sum, policy_lanes, early, illegal_any, reached_max, chance_sum = totals
+        chance_sum += reached_max
+    codes[i] = code_illegal if illegal_any else (code_early if early else 0)
+    decisions_out[i] = decisions_sum
+    chance_out[i] = chance_sum
+    policy_lanes_out[i] = policy_lanes
+
+
+#: The per-lane and per-group functions, callees first.  Each is plain Python
+#: compiled here by numba for the CPU; `fused_cuda` compiles the same source
+#: (`.py_func`) as CUDA device functions, so the two kernels cannot drift.
+SHARED_FUNCTIONS = ("_mix", "_absorb", "_bits", "_draw", "_public_card", "_step", "_play_pair", "_lane_inputs",
+                    "_tally", "_collect_group")
+
+
 @_jit(parallel=True)
 def _collect_groups(groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
                     policy_stream, prefixes, tags, event, own_cum, own_last, pub_cum, pub_last, hid_cum,
                     hid_last, steps, num_cards, has_chance, player, chance_child, child, legal, info_index,
                     cdf, last_action, utility, code_early, code_illegal,
                     returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out):
-    """Every group of a chunk: root draws, stream keys and `budget` hands per branch.
-
-    prefixes: keys of the root, hidden, chance and policy namespaces after
-    their run and split fields; tags: field tags of group, branch, rollout,
-    event and stream.  Outputs are per group (see `collect_chunk`).
-    """
-    root_prefix, hidden_prefix, chance_prefix, policy_prefix = prefixes[0], prefixes[1], prefixes[2], prefixes[3]
-    tag_group, tag_branch, tag_rollout, tag_event, tag_stream = tags[0], tags[1], tags[2], tags[3], tags[4]
-    n_branches = branch_ids.shape[0]
-    sign = 1 if root_player == 0 else -1
+    """Every group of a chunk, one `_collect_group` per group on all CPU threads."""
     for i in numba.prange(groups.shape[0]):
-        group = _U(groups[i])
-        root_key = _absorb(root_prefix, tag_group, group)
-        own = _draw(own_cum, own_last, 0, np.float64(_bits(root_key, 0)) * _SCALE)
-        public = _draw(pub_cum, pub_last, own, np.float64(_bits(root_key, 1)) * _SCALE) - 1
-        own_out[i], public_out[i] = own, public
-        hidden_group = _absorb(hidden_prefix, tag_group, group)
-        hidden_row = own * (num_cards + 1) + public + 1
-        shared_opp = -1
-        if share_hidden:
-            shared_opp = _draw(hid_cum, hid_last, hidden_row, np.float64(_bits(hidden_group, 0)) * _SCALE)
-        policy_group = _absorb(policy_prefix, tag_group, group)
-        chance_event = _absorb(_absorb(chance_prefix, tag_group, group), tag_event, event)
-        early = illegal_any = False
-        decisions_sum = chance_sum = policy_lanes = 0
-        for b in range(n_branches):
-            returns[i, b] = 0
-        for k in range(budget):
-            chance_key_k = _absorb(chance_event, tag_rollout, _U(k))
-            shared_card = -1
-            if has_chance and share_chance and share_hidden:
-                c0, c1 = (own, shared_opp) if root_player == 0 else (shared_opp, own)
-                shared_card = _public_card(chance_key_k, c0, c1, num_cards)
-            reached_max = 0
-            for first in range(0, n_branches, 2):       # branches in pairs; an odd last one pairs with itself
-                second = min(first + 1, n_branches - 1)
-                c0_a, c1_a, key_a, card_a = _lane_inputs(
-                    first, k, branch_ids, own, root_player, share_hidden, share_chance, has_chance, shared_opp,
-                    shared_card, hidden_group, hidden_row, hid_cum, hid_last, policy_group, chance_key_k,
-                    policy_stream, tag_branch, tag_rollout, tag_stream, num_cards)
-                c0_b, c1_b, key_b, card_b = _lane_inputs(
-                    second, k, branch_ids, own, root_player, share_hidden, share_chance, has_chance, shared_opp,
-                    shared_card, hidden_group, hidden_row, hid_cum, hid_last, policy_group, chance_key_k,
-                    policy_stream, tag_branch, tag_rollout, tag_stream, num_cards)
-                v_a, d_a, h_a, il_a, u_a, v_b, d_b, h_b, il_b, u_b = _play_pair(
-                    start_nodes[first], c0_a, c1_a, key_a, card_a, start_nodes[second], c0_b, c1_b, key_b, card_b,
-                    public, steps, player, chance_child, child, legal, info_index, cdf, last_action, utility)
-                totals = (decisions_sum, policy_lanes, early, illegal_any, reached_max, chance_sum)
-                totals = _tally(v_a, d_a, h_a, il_a, u_a, returns, i, first, sign, share_chance, totals)
-                if second != first:
-                    totals = _tally(v_b, d_b, h_b, il_b, u_b, returns, i, second, sign, share_chance, totals)
-                decisions_sum, policy_lanes, early, illegal_any, reached_max, chance_sum = totals
-            chance_sum += reached_max
-        codes[i] = code_illegal if illegal_any else (code_early if early else 0)
-        decisions_out[i], chance_out[i], policy_lanes_out[i] = decisions_sum, chance_sum, policy_lanes
+        _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
+                       policy_stream, prefixes, tags, event, (own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last),
+                       steps, num_cards, has_chance,
+                       (player, chance_child, child, legal, info_index, cdf, last_action, utility),
+                       code_early, code_illegal,
+                       (returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out))
 
 
 @lru_cache(maxsize=None)
@@ -299,6 +335,35 @@ def _prefix(namespace: str, run: int, split: int) -> np.uint64:
     return _U(rng.derive_key_reference_prefix(namespace, run=run, split=split) & rng.MASK64)
 
 
+#: The kernels' per-group outputs: name, dtype and whether it has a column per branch.
+OUTPUTS = (("returns", np.int64, True), ("own_card", np.int64, False), ("public_card", np.int64, False),
+           ("codes", np.int8, False), ("decisions", np.int64, False), ("chance", np.int64, False),
+           ("policy_lanes", np.int64, False))
+
+
+def kernel_inputs(game: Game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor,
+                  groups) -> tuple:
+    """The input arguments of `_collect_group` after `i`, in its order: `groups` (the chunk's group
+    ids, as the kernel will read them) first, then NumPy tables and scalars."""
+    arrays = _game_arrays(game)
+    own_cum, own_last = _cumulative(root.own_weights)
+    pub_cum, pub_last = _cumulative(root.public_weights)
+    hid_cum, hid_last = _cumulative(root.hidden_weights)
+    prefixes = np.array([_prefix(ns, streams.run, streams.split) for ns in ("root", "hidden", "chance", "policy")],
+                        dtype=np.uint64)
+    tags = np.array([rng.field_tag(f) for f in ("group", "branch", "rollout", "event", "stream")], dtype=np.uint64)
+    start_nodes = game.tree.child[root.node, list(root.actions)].astype(np.int64)
+    return (groups, streams.branches().cpu().numpy(), start_nodes, streams.budget, root.player,
+            streams.arm.share_hidden, streams.arm.share_chance,
+            _NO_STREAM if streams.arm.policy_stream is None else streams.arm.policy_stream,
+            prefixes, tags, _U(event & rng.MASK64), own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last,
+            int(game.tree.depth.max()) + 1, game.num_cards, bool((game.tree.player == CHANCE).any()),
+            arrays["player"], arrays["chance_child"], arrays["child"], arrays["legal"],
+            arrays["info_index"], np.ascontiguousarray(cdf.cpu().numpy()),
+            np.ascontiguousarray(last_action.cpu().numpy()), arrays["utility"],
+            CODE_OF["EARLY_END"], CODE_OF["ILLEGAL"])
+
+
 def collect_chunk(game: Game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor) -> dict:
     """Per-group results of one chunk, as `collector._collect_chunk` computes them on the torch path.
 
@@ -307,29 +372,10 @@ def collect_chunk(game: Game, root, streams, event: int, cdf: torch.Tensor, last
     chance draws consumed (once per rollout when shared) and lanes that drew
     at least one policy action.
     """
-    arrays = _game_arrays(game)
-    groups = streams.groups.cpu().numpy()
-    g, b, budget = streams.lane_shape()
-    own_cum, own_last = _cumulative(root.own_weights)
-    pub_cum, pub_last = _cumulative(root.public_weights)
-    hid_cum, hid_last = _cumulative(root.hidden_weights)
-    prefixes = np.array([_prefix(ns, streams.run, streams.split) for ns in ("root", "hidden", "chance", "policy")],
-                        dtype=np.uint64)
-    tags = np.array([rng.field_tag(f) for f in ("group", "branch", "rollout", "event", "stream")], dtype=np.uint64)
-    start_nodes = game.tree.child[root.node, list(root.actions)].astype(np.int64)
-    out = {"returns": np.empty((g, b), np.int64), "own_card": np.empty(g, np.int64),
-           "public_card": np.empty(g, np.int64), "codes": np.empty(g, np.int8),
-           "decisions": np.empty(g, np.int64), "chance": np.empty(g, np.int64), "policy_lanes": np.empty(g, np.int64)}
-    _collect_groups(groups, streams.branches().cpu().numpy(), start_nodes, budget, root.player,
-                    streams.arm.share_hidden, streams.arm.share_chance,
-                    _NO_STREAM if streams.arm.policy_stream is None else streams.arm.policy_stream,
-                    prefixes, tags, _U(event & rng.MASK64), own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last,
-                    int(game.tree.depth.max()) + 1, game.num_cards, bool((game.tree.player == CHANCE).any()),
-                    arrays["player"], arrays["chance_child"], arrays["child"], arrays["legal"],
-                    arrays["info_index"], cdf.cpu().numpy(), last_action.cpu().numpy(), arrays["utility"],
-                    CODE_OF["EARLY_END"], CODE_OF["ILLEGAL"],
-                    out["returns"], out["own_card"], out["public_card"], out["codes"], out["decisions"],
-                    out["chance"], out["policy_lanes"])
+    g, b, _ = streams.lane_shape()
+    out = {name: np.empty((g, b) if per_branch else g, dtype) for name, dtype, per_branch in OUTPUTS}
+    _collect_groups(*kernel_inputs(game, root, streams, event, cdf, last_action, streams.groups.cpu().numpy()),
+                    *out.values())
     return {k: torch.from_numpy(v) for k, v in out.items()}
 
 
