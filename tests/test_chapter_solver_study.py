@@ -125,3 +125,9 @@ def test_the_committed_study_has_thirty_seeds_per_learner_and_arm_keyed_by_integ
                 assert all({"exploitability_average", "exploitability_last"} <= set(r) for r in budgets.values())
     for learner in body["runs"]:
         assert str(body["design"]["budget"]) in body["summary"][learner]
+
+
+def test_a_live_check_refuses_records_with_different_fields():
+    committed = {"runs": {"cp_grpo": {"13": {"100": {"a": 1.0, "b": 2.0}}}}}
+    with pytest.raises(ValueError, match="different fields"):
+        study.live_check(committed, {"runs": {"cp_grpo": {"13": {"100": {"a": 1.0}}}}}, bitwise=True)

@@ -57,7 +57,7 @@ def torch_paths_only(monkeypatch) -> None:
     def init_torch(self, *args, **kwargs):
         real_init(self, *args, **{**kwargs, "engine": "torch"})
 
-    monkeypatch.setattr(collector, "_choose_engine", lambda engine, *rest: False)
+    monkeypatch.setattr(collector, "_choose_engine", lambda engine, *rest: None)
     monkeypatch.setattr(Learners, "__init__", init_torch)
 
 

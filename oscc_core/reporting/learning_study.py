@@ -162,6 +162,9 @@ def live_check(committed: dict, live: dict, bitwise: bool | None = None) -> dict
     for path, rec in _records(live["runs"]):
         theirs = _lookup(committed["runs"], path)
         if theirs is not None:
+            if set(rec) != set(theirs):
+                raise ValueError(f"the rerun record {'/'.join(path)} and the committed one hold different fields "
+                                 f"({sorted(set(rec) ^ set(theirs))}): the study was written by other code.")
             compared += 1
             largest = max([largest] + [abs(float(rec[k]) - float(theirs[k])) for k in rec])
         seeds = _lookup(committed["runs"], path[:-2]) or {}
