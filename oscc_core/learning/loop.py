@@ -329,7 +329,10 @@ class Learners:
         """[R] share of the information states whose logits are still exactly at their start (0): states the
         run never updated (neither a gradient term nor a pull has moved them)."""
         untouched = (self.logits == 0).all(dim=-1).to(torch.float64)
-        return to_numpy(untouched.sum(dim=-1) / untouched.shape[-1])    # the CPU's mean; exact sums of 0s and 1s
+        # Divide by a tensor, not a Python number: CUDA divides by a scalar as a product with its reciprocal,
+        # which is not the correctly rounded quotient the CPU gives.
+        total = untouched.sum(dim=-1)
+        return to_numpy(total / torch.full_like(total, untouched.shape[-1]))
 
     def average_tables(self) -> np.ndarray:
         """[R, n_info, A] average policies (uniform where a state was never reached by its owner)."""
