@@ -48,6 +48,19 @@ def ordering(audit, quantity: str, decreasing: bool = True) -> Relation:
     return Relation(f"{name}: " + sign.join(PAPER_ARMS), in_paper_order(values, decreasing), resolved)
 
 
+def ordering_sentence(audit) -> str:
+    """Whether the four arms keep the paper's order of contrast variances, as a clause the text can quote."""
+    order = ordering(audit, "contrast_var")
+    if order.established:
+        return ("keep the paper's order, independent > root-only > continuation-only > full, with every paired "
+                "difference resolved")
+    if order.holds:
+        return "keep the paper's order, independent > root-only > continuation-only > full, but not resolved"
+    values = {a: audit.contrast_var(a).value for a in PAPER_ARMS}
+    ours = " > ".join(sorted(values, key=values.get, reverse=True)).replace("_", "-")
+    return f"do not keep the paper's order (independent > root-only > continuation-only > full): ours is {ours}"
+
+
 def namespace_relation(audit) -> Relation:
     """The namespace ablation changes nothing: its exact contrast variance is the independent arm's (decided by
     enumeration, so resolved when the two exact values are equal) and our interval covers it."""

@@ -18,6 +18,10 @@ def figure_title(root: str, n_groups: int) -> str:
     return f"Leduc root {root!r}: contrast variance by arm ({n_groups:,} groups per arm)"
 
 
+def pooled_title(n_roots: int, n_groups: int) -> str:
+    return f"Leduc, {n_roots} roots pooled: contrast variance by arm ({n_groups:,} groups per arm)"
+
+
 def plot_contrast_variance(audit: PairedAudit, title: str):
     """Bar chart of contrast variance by arm: ours with 95% bootstrap intervals, exact and paper markers."""
     import matplotlib.pyplot as plt
