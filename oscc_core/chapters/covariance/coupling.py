@@ -2,8 +2,9 @@
 
 `coupling_rows` compares every arm's contrast variance and check-bet
 covariance (chips^2) with tab:app-p1-coupling-factors, tab:app-p1-ablations
-and the ablation prose, all with ONE construction: the fixed-root audit (the
-run's root, seed and continuation, every arm on the same groups);
+and the ablation prose, all with ONE construction: the pooled all-roots audit
+(the run's seed and continuation, every arm on the same groups; the one-root
+audit gives sensitivity rows);
 `coupling_steps` gives the variance each factor removes alone (chips^2);
 `ledger_frame` counts the stream keys and uniforms each arm consumes, and
 `calls_rows` compares the paper's physical calls per arm with our count of

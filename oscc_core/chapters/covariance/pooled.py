@@ -75,6 +75,13 @@ def contrast_roots(game: str = LEDUC) -> list[str]:
     return out
 
 
+def pool_histories(continuation, game: str = LEDUC) -> list[str]:
+    """The roots of the pool: every root of `contrast_roots` that the continuation (the behaviour policy) reaches;
+    a root it never reaches has no root IDs."""
+    table = resolve_policy(game, continuation)
+    return [h for h in contrast_roots(game) if reach_probability(game, h, table) > 0]
+
+
 def root_seed(seed: int, history: str) -> int:
     """The run seed of one root of the pool: a 63-bit hash of the chapter's seed and the root's history, so that
     the groups of two roots share no random numbers."""
@@ -165,7 +172,7 @@ def pooled_roots(arms, n_groups: int, seed: int, continuation, device: str, n_bo
     (`method.pooling.allocate`, at least `MIN_ROOT_GROUPS` per root), each root with its own seed
     (`root_seed`) and bootstrap (purpose ``pooled/<root>``)."""
     table = resolve_policy(game, continuation)
-    histories = [h for h in contrast_roots(game) if reach_probability(game, h, table) > 0]
+    histories = pool_histories(continuation, game)
     weights = pooling.root_weights(game, histories, table, weighting)
     groups = pooling.allocate(n_groups, weights, MIN_ROOT_GROUPS)
     audits = {h: paired_audit(h, arms, int(n), root_seed(seed, h), continuation, device, n_bootstrap,
