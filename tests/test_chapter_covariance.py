@@ -477,7 +477,8 @@ def test_verdict_counts_count_primary_comparisons_only():
 PAPER_RUN = {"n_groups": 100_000, "seed": 13, "root": "", "continuation": "uniform", "cfr_iterations": 20,
              "device": "cpu", "n_bootstrap": 50, "equivalence_margin": 0.05, "seeds": [13, 17, 23, 29, 31],
              "seed_groups": 5120, "budgets": [1, 4, 8], "budget_groups": 25_600,
-             "update_replicates": 4, "update_decision_points": 16, "update_epochs": 1, "update_learning_rate": 1.0}
+             "update_replicates": 4, "update_decision_points": 16, "update_epochs": 1, "update_learning_rate": 1.0,
+             "pooled_groups": 100_000, "pooled_weighting": "visits"}
 #: The status of each setting under the paper's own parameters, by hand: what our run can set is adopted; the
 #: ablation's design (one seed, one root, every group in every arm) differs.
 EXPECTED_STATUS = {
@@ -558,7 +559,8 @@ def test_level_distance_is_the_mean_absolute_log_ratio_to_the_papers_variances()
 SMALL = {"n_groups": 2_000, "seed": 13, "root": "", "continuation": "uniform", "cfr_iterations": 20,
          "device": "cpu", "output_dir": "", "n_bootstrap": 50, "equivalence_margin": 0.05, "seeds": [13, 17],
          "seed_groups": 512, "budgets": [1, 2], "budget_groups": 512,
-         "update_replicates": 4, "update_decision_points": 16, "update_epochs": 1, "update_learning_rate": 1.0}
+         "update_replicates": 4, "update_decision_points": 16, "update_epochs": 1, "update_learning_rate": 1.0,
+         "pooled_groups": 4_800, "pooled_weighting": "uniform"}
 
 
 def test_validate_records_the_parameters_the_results_file_keeps(tmp_path):
@@ -567,13 +569,14 @@ def test_validate_records_the_parameters_the_results_file_keeps(tmp_path):
                         "n_bootstrap": 50, "equivalence_margin": 0.05, "seeds": [13, 17], "seed_groups": 512,
                         "budgets": [1, 2], "budget_groups": 512, "update_replicates": 4,
                         "update_decision_points": 16, "update_epochs": 1, "update_learning_rate": 1.0,
-                        "game": "leduc"}
+                        "pooled_groups": 4_800, "pooled_weighting": "uniform", "game": "leduc"}
     assert p.policy == "uniform" and p.output_dir == tmp_path
 
 
 @pytest.mark.parametrize("name, value", [("budgets", [1, 65]), ("equivalence_margin", 0.0), ("root", "9"),
                                          ("seeds", [-1]), ("update_replicates", 1), ("update_epochs", 0),
-                                         ("update_learning_rate", 0.0), ("update_decision_points", 2.5)])
+                                         ("update_learning_rate", 0.0), ("update_decision_points", 2.5),
+                                         ("pooled_groups", 2_399), ("pooled_weighting", "by pot")])
 def test_validate_names_the_bad_parameter_before_writing_anything(tmp_path, name, value):
     out = tmp_path / "out"
     with pytest.raises(ParameterError, match=name):

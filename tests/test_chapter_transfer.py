@@ -580,6 +580,21 @@ def test_kuhn_records_contrast_variance_at_each_decision_point_equals_a_pyspiel_
         assert record["contrast_by_root"][history] == pytest.approx(expected, abs=MATCH), seed
 
 
+@pytest.mark.parametrize("construction, shared", [("root_only", True), ("full", True), ("independent", False),
+                                                  ("continuation_only", False)])
+@pytest.mark.parametrize("history", ["", "0", "1", "01"])
+def test_kuhn_records_contrast_variance_under_every_construction_equals_a_pyspiel_enumeration(
+        kuhn_records, kuhn_batch, os_kuhn, construction, shared, history):
+    """The other readings of a row's contrast (standard GRPO's group may or may not share the deal) take each
+    checkpoint's contrast under every construction: sharing the opponent's card or not (Kuhn has no later chance)."""
+    arm = "grpo"
+    for seed, record in kuhn_records[arm].items():
+        table = kuhn_batch.average[kuhn_batch.index(arm, int(seed))]
+        policy = {k: list(v) for k, v in table_to_policy("kuhn", table).items()}
+        expected = contrast_variance_at(os_kuhn, history, policy, shared)
+        assert record["contrast_by_construction"][construction][history] == pytest.approx(expected, abs=MATCH), seed
+
+
 def deal_value(game, c0: int, c1: int, policy: dict) -> float:
     """Player 0's self-play value given the private cards (c0, c1): a pyspiel walk below that deal."""
     def walk(s, prob):

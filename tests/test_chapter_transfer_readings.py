@@ -24,7 +24,7 @@ from scipy import stats
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from oscc_core.chapters.transfer import bounds, readings
+from oscc_core.chapters.transfer import bounds, kuhn_facts, readings
 from oscc_core.method.stats import held_out_interval
 from oscc_core.reporting import claims
 
@@ -35,6 +35,10 @@ P1_STATES = ["0p", "1p", "2p", "0b", "1b", "2b"]
 GROUPS = 4096
 ROWS = ("cp_grpo_paired", "independent", "standard_grpo", "standard_ppo")
 SHARED = {"cp_grpo_paired": True, "standard_grpo": True, "independent": False, "standard_ppo": False}
+#: Constructions the paper's words allow besides the book's model: standard GRPO's "ordinary group construction"
+#: shares the root, but need not share the opponent's hidden card.
+OTHER_CONSTRUCTIONS = {"cp_grpo_paired": (), "independent": (), "standard_grpo": ("independent",),
+                       "standard_ppo": ()}
 #: four-decimal numbers (as the paper prints them): their printed rounding is 5e-5
 four_decimals = st.integers(min_value=-99_999, max_value=99_999).filter(lambda n: n % 10).map(lambda n: n / 10_000)
 
@@ -176,7 +180,16 @@ def test_a_contrast_variance_is_read_at_each_decision_point_root_first_then_as_a
     """Only readings that are variances of the contrast the paper describes: no sum over decision points, no sum
     over seats."""
     got = [b.key for b in bounds.contrast_bounds(row, GROUPS)]
-    assert got == [("root", ""), ("root", "0"), ("root", "1"), ("root", "01"), ("sampled",)]
+    own = [("root", ""), ("root", "0"), ("root", "1"), ("root", "01"), ("sampled",)]
+    others = [("root", r, c) for c in OTHER_CONSTRUCTIONS[row] for r in ("", "0", "1", "01")] + \
+        [("sampled", c) for c in OTHER_CONSTRUCTIONS[row]]
+    assert got == own + others[:4] + others[4:]
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_each_row_is_read_first_under_the_construction_the_book_models_it_with(row):
+    assert bounds.ROW_CONSTRUCTIONS[row][0] == kuhn_facts.ROW_ARM[row]
+    assert bounds.ROW_CONSTRUCTIONS[row][1:] == OTHER_CONSTRUCTIONS[row]
 
 
 def test_every_table_label_is_short_and_names_one_reading():
@@ -325,10 +338,12 @@ LABELS = ("JQ", "JK", "QJ", "QK", "KJ", "KQ")
 
 
 def _records(self_play: dict, versus: dict | None = None, at_root: dict | None = None,
-             sampled: dict | None = None, spread: float = 0.1, signs: dict | None = None) -> dict:
+             sampled: dict | None = None, spread: float = 0.1, signs: dict | None = None,
+             by_construction: dict | None = None) -> dict:
     """Kuhn records of four arms x three seeds: per arm and seed the self-play value (the deals' values spread
     +-`spread` around it, with the arm's `signs` over the six deals), the return against uniform (`versus`,
-    default far from every paper number), the contrast variance at '' (`at_root`) and its sample (`sampled`)."""
+    default far from every paper number), the contrast variance at '' (`at_root`) and its sample (`sampled`), and
+    the contrast variance at '' under each construction (`by_construction`: {construction: {arm: per seed}})."""
     out = {}
     for arm in ARMS:
         sign = np.asarray((signs or {}).get(arm, (1, -1, 1, -1, 1, -1)), dtype=np.float64)
@@ -341,6 +356,9 @@ def _records(self_play: dict, versus: dict | None = None, at_root: dict | None =
                               "root_values": {"player0_value": list(x + spread * sign)},
                               "per_pair": {"player0_value": {lab: x + k / 10 for k, lab in enumerate(LABELS)}},
                               "contrast_by_root": {"": c, "0": 1.5, "1": 2.0, "01": 2.5},
+                              "contrast_by_construction": {
+                                  k: {"": (by_construction or {}).get(k, {}).get(arm, [c] * 3)[i], "0": 1.5,
+                                      "1": 2.0, "01": 2.5} for k in kuhn_facts.ARMS},
                               "contrast_variance_sampled": (sampled or {}).get(arm, [c] * 3)[i],
                               "contrast_variance_exact": c, "nash_conv": 0.2, "exploitability": 0.1}
     return out
@@ -449,7 +467,7 @@ def test_the_sample_variance_gives_the_verdict_where_every_decision_point_is_imp
     assert row.reading == bounds.SAMPLED.format(n=GROUPS) and row.verdict == claims.REPRODUCED
 
 
-@pytest.mark.parametrize("row_name", ["cp_grpo_paired", "standard_grpo"])
+@pytest.mark.parametrize("row_name", ["cp_grpo_paired"])
 def test_a_shared_construction_contrast_variance_of_the_paper_is_impossible_under_every_reading(row_name):
     """Above 4 n/(n-1) (Popoviciu over the shared contrast's widest support, walked in OpenSpiel), so above
     every decision point's maximum too."""
@@ -477,9 +495,10 @@ def test_swapping_the_arms_reverses_an_ordering(a, b):
 
 def test_the_findings_count_the_claims_impossible_under_the_books_reading_and_under_every_reading():
     """With the paper's numbers: 9 break a bound under the book's reading (5 player-0 values outside the
-    closed-form band, 4 Kuhn contrast variances above the proved maxima at ''); the 2 shared-construction contrast
-    variances stay impossible under every reading (above 4 n/(n-1), see above); the other 7 take the verdict of
-    the first possible reading in the listed order."""
+    closed-form band, 4 Kuhn contrast variances above the proved maxima at ''); CP-GRPO's contrast variance stays
+    impossible under every reading (above 4 n/(n-1), see above), standard GRPO's not (possible under the
+    independent construction's sample reading); the other 8 take the verdict of the first possible reading in the
+    listed order."""
     from oscc_core.chapters.transfer import findings, rows
     kuhn = _records({a: [0.1, 0.2, 0.3] for a in ARMS})
     combined = readings.claim_rows("kuhn", kuhn, GROUPS)
@@ -497,8 +516,8 @@ def test_the_findings_count_the_claims_impossible_under_the_books_reading_and_un
     box = findings.transfer_findings(measured, rows.ratio_rows(leduc, kuhn), combined, {}, 30,
                                      readings.labels(GROUPS)).box
     assert box[2].startswith("9 paper numbers (4 Kuhn contrast variances and 5 player-0 values)")
-    assert "2 of the 9 stay impossible under every reading" in box[2]
-    assert "the other 7 take the verdict of the first possible reading in the listed order" in box[2]
+    assert "1 of the 9 stays impossible under every reading and construction" in box[2]
+    assert "the other 8 take the verdict of the first possible reading in the listed order" in box[2]
     assert box[0].startswith("All 30 checkpoints of both games show no leakage violation")
 
 
@@ -515,3 +534,34 @@ def test_the_tables_show_every_reading_and_reason_of_a_combined_row_in_a_few_wor
     assert every["reading"] == "every reading" and every["verdict"] == claims.IMPOSSIBLE
     assert len(combined["measured_transfer.kuhn.cp_grpo_paired.contrast_variance"].reason) > 1000
     assert frame.loc["kuhn, cp_grpo: player0 value", "reading"] == bounds.LABEL["held_out"]
+
+
+def test_standard_grpo_is_impossible_under_the_shared_deal_only_and_takes_the_independent_sample_reading():
+    """The paper's 11.4637 breaks every bound of the root-only construction (the book's model) and of the
+    independent one at each decision point, but not the independent construction's sample bound: n/(n-1) times
+    Popoviciu's (range / 2)^2 over the unshared contrast's widest support, walked in OpenSpiel (16 n/(n-1)).  The
+    row takes that reading's verdict, names the construction, and lists the readings it is impossible under."""
+    cid = "measured_transfer.kuhn.standard_grpo.contrast_variance"
+    paper = float(claims.claim(cid))
+    widest = max(_popoviciu(_contrast_support(r, shared=False)) for r in ("", "0", "1", "01"))
+    assert widest == pytest.approx(16.0)
+    [sampled] = [b for b in bounds.contrast_bounds("standard_grpo", GROUPS) if b.key == ("sampled", "independent")]
+    assert sampled.high == pytest.approx(GROUPS / (GROUPS - 1) * widest) and paper < sampled.high
+    ours = {"grpo": [2.0, 2.1, 2.2], "cp_grpo": [0.5, 0.5, 0.51]}
+    records = _records({a: [0.0, 0.0, 0.0] for a in ARMS}, by_construction={"independent": ours})
+    row = readings.claim_rows("kuhn", records, GROUPS)[cid]
+    verdicts = [r["verdict"] for r in row.readings]
+    assert verdicts[:9] == [claims.IMPOSSIBLE] * 9 and verdicts[9] != claims.IMPOSSIBLE and len(verdicts) == 10
+    assert row.verdict != claims.IMPOSSIBLE and row.reading == sampled.reading and "independent" in row.reading
+    assert row.ours == pytest.approx(np.mean(ours["grpo"]))
+    assert row.relation_holds                     # cp_grpo (own construction, 1.0-1.2 at '') below grpo's 2.1
+    for b in bounds.contrast_bounds("standard_grpo", GROUPS)[:9]:
+        assert b.reading in row.reason
+
+
+def test_standard_grpo_would_be_impossible_if_the_paper_printed_a_value_above_the_independent_sample_bound():
+    cid = "measured_transfer.kuhn.standard_grpo.contrast_variance"
+    records = _records({a: [0.0, 0.0, 0.0] for a in ARMS})
+    with _patched({cid: 16.01}):
+        row = readings.claim_rows("kuhn", records, GROUPS)[cid]
+    assert row.verdict == claims.IMPOSSIBLE and len(row.readings) == 10

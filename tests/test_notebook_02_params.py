@@ -13,7 +13,7 @@ ARMS = ("independent", "root_only", "continuation_only", "full", "policy_namespa
 ARM_FIELDS = ("groups", "valid_groups", "contrast_mean", "contrast_var", "contrast_var_se", "cov", "branch_means",
               "branch_vars", "exact_contrast_var", "logical_keys", "physical_draws")
 SMALL = {"n_groups": 2_000, "n_bootstrap": 50, "seeds": [13, 17], "seed_groups": 512, "budgets": [1, 2],
-         "budget_groups": 512, "cfr_iterations": 20}
+         "budget_groups": 512, "cfr_iterations": 20, "pooled_groups": 4_800}
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +40,7 @@ def records(obj):
     ({"n_groups": -5}, "n_groups"),
     ({"root": "9"}, "root"),
     ({"continuation": "no_such_policy.json"}, "continuation"),
+    ({"pooled_weighting": "by pot"}, "pooled_weighting"),
 ])
 def test_bad_parameter_stops_the_notebook_naming_it(tmp_path, parameters, name):
     assert_stops_naming(STEM, tmp_path, name, **parameters)
@@ -58,10 +59,38 @@ def test_every_claim_id_has_exactly_one_primary_row_in_the_results_file(small_re
     body = {k: v for k, v in small_results.items() if k != "manifest"}
     primary = Counter(r["claim id"] for r in records(body) if r.get("claim id") in claims.load_claims())
     assert [cid for cid, n in primary.items() if n > 1] == []
-    # the headline claims the CFR+ alternative also measures are the fixed-root audit's
+    # the headline claims the CFR+ alternative also measures are the pooled audit's
     assert body["cfr_plus_alternative"] and all("claim id" not in r for r in body["cfr_plus_alternative"])
     full = next(r for r in records(body) if r.get("claim id") == "main.cp_grpo_paired.variance")
-    assert full["ours"] == body["arms"]["full"]["contrast_var"]
+    assert full["ours"] == body["pooled_roots"]["arms"]["full"]["contrast_var"]
+
+
+#: Claims the paper labels all roots (its headline audit, the six-root ablations, the strata's aggregate rows):
+#: their primary row is the pooled audit's, the one-root audit's row beside it a sensitivity row.
+ALL_ROOTS = ("main.cp_grpo_paired.variance", "main.independent.variance", "main_uncertainty.variance_ratio.cp_grpo_paired",
+             "main.caption.variance_reduction", "main_uncertainty.check_bet_covariance.cp_grpo_paired",
+             "coupling_factors.root_only.contrast", "ablations.continuation.variance",
+             "strata.all_roots.paired_variance", "strata.round_one.variance_ratio", "strata.two_actions.covariance")
+
+
+@pytest.mark.parametrize("cid", ALL_ROOTS)
+def test_all_roots_claims_take_the_pooled_audit_and_keep_the_one_root_audit_as_sensitivity(small_results, cid):
+    body = {k: v for k, v in small_results.items() if k != "manifest"}
+    [primary] = [r for r in records(body) if r.get("claim id") == cid]
+    sensitivity = [r for r in records(body) if r.get("sensitivity of") == cid and r["quantity"].startswith("root ''")]
+    assert "root ''" not in primary["quantity"] and sensitivity
+    assert primary["ours"] != sensitivity[0]["ours"]
+
+
+def test_the_pooled_audit_records_its_roots_weights_and_exact_values(small_results):
+    pooled = small_results["pooled_roots"]
+    assert pooled["weighting"] == "visits" and len(pooled["roots"]) == 24
+    assert sum(r["groups"] for r in pooled["roots"]) == pooled["groups"] == SMALL["pooled_groups"]
+    for arm in ARMS:
+        rec = pooled["arms"][arm]
+        assert rec["contrast_var_interval"][0] <= rec["contrast_var"] <= rec["contrast_var_interval"][1]
+        assert rec["exact_contrast_var"] > 0
+    assert small_results["manifest"]["parameters"]["pooled_weighting"] == "visits"
 
 
 def test_every_row_of_a_setting_has_a_status_and_every_other_row_a_verdict(small_results):

@@ -96,16 +96,36 @@ def _equalise(weights: np.ndarray) -> np.ndarray:
     return out
 
 
+def decision_histories(game: "str | Game") -> list[str]:
+    """The public history of every decision point of `game`, in the tree's order (a root may be any of them)."""
+    game = get_game(game)
+    return [h for h, p in zip(game.tree.history, game.tree.player) if p >= 0]
+
+
+def _deal_reach(game: Game, node: int, behaviour_table: np.ndarray) -> np.ndarray:
+    """[deals] probability that both players' behaviour policy takes the actions of `node`'s history, per deal."""
+    ids = acting_infostates(game)
+    reach = np.ones(len(game.deals))
+    for n, a in _path_to(game, node):
+        reach = reach * behaviour_table[ids[:, n], a]
+    return reach
+
+
+def reach_probability(game: "str | Game", history: str, behaviour_table: np.ndarray) -> float:
+    """Probability that a hand dealt uniformly and played by `behaviour_table` reaches the public history
+    `history` (any public card, where the history has one): the mean over deals of the product of the behaviour
+    probabilities of its actions."""
+    game = get_game(game)
+    return float(_deal_reach(game, parse_root(game, history), behaviour_table).mean())
+
+
 def build_root(game: "str | Game", history: str, behaviour_table: np.ndarray) -> Root:
     """The root at `history` with its law under `behaviour_table` (float64 [infostates, actions])."""
     game = get_game(game)
     node = parse_root(game, history)
     player = int(game.tree.player[node])
     deals = game.deals
-    ids = acting_infostates(game)
-    reach = np.ones(len(deals))
-    for n, a in _path_to(game, node):
-        reach = reach * behaviour_table[ids[:, n], a]
+    reach = _deal_reach(game, node, behaviour_table)
     if reach.sum() <= 0:
         raise ValueError(f"root {history!r} is unreachable under the behaviour policy; choose another root or policy.")
     own, opp = deals[:, player], deals[:, 1 - player]

@@ -2,8 +2,9 @@
 
 `coupling_rows` compares every arm's contrast variance and check-bet
 covariance (chips^2) with tab:app-p1-coupling-factors, tab:app-p1-ablations
-and the ablation prose, all with ONE construction: the fixed-root audit (the
-run's root, seed and continuation, every arm on the same groups);
+and the ablation prose, all with ONE construction: the pooled all-roots audit
+(the run's seed and continuation, every arm on the same groups; the one-root
+audit gives sensitivity rows);
 `coupling_steps` gives the variance each factor removes alone (chips^2);
 `ledger_frame` counts the stream keys and uniforms each arm consumes, and
 `calls_rows` shows the paper's physical calls per arm beside our count of
@@ -46,6 +47,19 @@ def ordering(audit, quantity: str, decreasing: bool = True) -> Relation:
         d = audit.difference(quantity, a, b)
         resolved &= d.low > 0 if decreasing else d.high < 0
     return Relation(f"{name}: " + sign.join(PAPER_ARMS), in_paper_order(values, decreasing), resolved)
+
+
+def ordering_sentence(audit) -> str:
+    """Whether the four arms keep the paper's order of contrast variances, as a clause the text can quote."""
+    order = ordering(audit, "contrast_var")
+    if order.established:
+        return ("keep the paper's order, independent > root-only > continuation-only > full, with every paired "
+                "difference resolved")
+    if order.holds:
+        return "keep the paper's order, independent > root-only > continuation-only > full, but not resolved"
+    values = {a: audit.contrast_var(a).value for a in PAPER_ARMS}
+    ours = " > ".join(sorted(values, key=values.get, reverse=True)).replace("_", "-")
+    return f"do not keep the paper's order (independent > root-only > continuation-only > full): ours is {ours}"
 
 
 def namespace_relation(audit) -> Relation:

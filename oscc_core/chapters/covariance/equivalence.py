@@ -42,6 +42,18 @@ def equivalent(rec: dict) -> Relation:
                     -m < rec["ci95_low"] and rec["ci95_high"] < m)
 
 
+def decision_sentence(records: list[dict]) -> str:
+    """Which branches pass the equivalence test (two one-sided tests at 90%), as a sentence the text can quote."""
+    passed = [r["branch"] for r in records if r["equivalent"]]
+    failed = [r["branch"] for r in records if not r["equivalent"]]
+    if not failed:
+        return "Both branches pass the equivalence test, as in the paper."
+    if not passed:
+        return "Neither branch is shown equivalent, although the paper's both are."
+    return (f"{' and '.join(passed)} passes the equivalence test, {' and '.join(failed)} is not shown equivalent "
+            "(its 90% interval reaches past the margin), although the paper's both pass.")
+
+
 def equivalence_frame(records: list[dict], digits: int = 4):
     """The decision records as a text table (one row per branch)."""
     import pandas as pd

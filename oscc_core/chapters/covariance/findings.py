@@ -1,7 +1,7 @@
 """The chapter's findings: the three-line result box at its top and its bullets on the landing page.
 
 Every sentence is written from the chapter's own numbers and verdicts (the
-fixed-root audit, its rows, the CFR+ alternative and the construction grid);
+headline audit pooled over all roots, its rows, the CFR+ alternative and the construction grid);
 the paper's numbers are read from the claims file.  Units: variances in
 chips^2, reductions in percent, ratios unitless.
 """
@@ -53,8 +53,9 @@ def holds_line(audit, tables: dict[str, list[Row]], eq_records: list[dict]) -> s
                                                            if order.holds else "does not hold"))
     return (f"Coupling lowers the contrast variance, as the paper says: {full.value:.2f} chips² fully coupled "
             f"against {ind.value:.2f} independent (ratio {ratio.value:.3f}, 95% interval {ratio.low:.3f} to "
-            f"{ratio.high:.3f}); {order_text}; both branch means "
-            f"{'stay equivalent' if equivalent else 'are not shown equivalent'} and the variance identity "
+            f"{ratio.high:.3f}); {order_text}; "
+            f"{'both branch means stay equivalent' if equivalent else 'not every branch mean is shown equivalent'} "
+            f"and the variance identity "
             f"{'holds' if identity.verdict == claims.REPRODUCED else 'fails'} to {identity.ours}.")
 
 
@@ -77,24 +78,28 @@ def open_line(cfr_audit, grid) -> str:
     """What is impossible or open: no bound of the rules is involved; the construction is open."""
     distance = float(grid["level distance"].min())
     return ("Nothing here breaks a rule of the game. Open: the paper does not say which continuation policy plays "
-            f"after the root; under a CFR+ continuation our reduction is {cfr_audit.reduction().value:.1f}%, and "
+            f"after the root; under a CFR+ continuation our reduction at the audited root alone is "
+            f"{cfr_audit.reduction().value:.1f}%, and "
             "the construction closest to the paper's four arm variances among those we enumerate exactly is still "
             f"{distance:.2f} away from them in mean |log ratio| (0 would be the paper's numbers).")
 
 
 def findings(audit, tables: dict[str, list[Row]], eq_records: list[dict], cfr_audit, grid) -> Findings:
-    """The chapter's result box and landing bullets from the fixed-root `audit`, the chapter's `tables` of rows,
-    the equivalence decisions `eq_records`, the CFR+ alternative `cfr_audit` and the exact construction
-    `grid`."""
+    """The chapter's result box and landing bullets from the headline `audit` (pooled over all roots), the
+    chapter's `tables` of rows, the equivalence decisions `eq_records` (of the same audit), the CFR+ alternative
+    `cfr_audit` and the exact construction `grid`."""
     ind, full, red = audit.contrast_var("independent"), audit.contrast_var("full"), audit.reduction()
     paper = {cid: claims.format_value(claims.claim(cid)) for cid in (PAPER_REDUCTION, PAPER_FULL, PAPER_IND)}
+    means = ("keeps the branch means" if all(equivalence.equivalent(rec).established for rec in eq_records)
+             else "leaves the exact branch means unchanged (our equivalence test does not resolve every branch)")
     landing = (
         f"Coupling the opponent's card and the continuation's chance draws lowers the Leduc return-contrast "
-        f"variance and keeps the branch means, as the paper says, but by {red.value:.1f}% ({full.value:.2f} "
+        f"variance pooled over all roots and {means}, as the paper says, but by {red.value:.1f}% ({full.value:.2f} "
         f"against {ind.value:.2f} chips²), not the paper's {paper[PAPER_REDUCTION]}% ({paper[PAPER_FULL]} against "
         f"{paper[PAPER_IND]}).",
         f"The gap is not sampling noise: the exact variances by enumeration are {full.exact:.2f} and "
-        f"{ind.exact:.2f} chips²; under a CFR+ continuation the reduction is {cfr_audit.reduction().value:.1f}%, "
+        f"{ind.exact:.2f} chips²; under a CFR+ continuation the reduction at the audited root alone is "
+        f"{cfr_audit.reduction().value:.1f}%, "
         "and no construction we enumerate gives the paper's four arm variances together.",
     )
     return Findings(box=(holds_line(audit, tables, eq_records), does_not_hold_line(audit, tables), open_line(cfr_audit, grid)),

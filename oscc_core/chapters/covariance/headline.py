@@ -77,9 +77,8 @@ def groups_emitted_rows(audit: PairedAudit) -> list[Row]:
     out of the groups collected, an exact count (a check, not a setting: a failed group would lower it)."""
     out = []
     for arm, label in (("full", "cp_grpo"), ("independent", "independent")):
-        s = audit.collections[arm].summary()
-        out.append(Row.fraction(f"{arm}: groups emitted", f"text_precision.{label}.groups_emitted",
-                                s["valid_groups"], s["groups"]))
+        valid, groups = audit.emitted_counts(arm)
+        out.append(Row.fraction(f"{arm}: groups emitted", f"text_precision.{label}.groups_emitted", valid, groups))
     return out
 
 

@@ -48,6 +48,14 @@ class PairedAudit:
     boot: stats.BootstrapMoments
     collections: dict[str, Collection] = field(default_factory=dict)
     scale: float = 1.0
+    emitted: dict[str, tuple[int, int]] | None = None   # arm -> (valid, groups) where there is no one collection
+
+    def emitted_counts(self, arm: str) -> tuple[int, int]:
+        """(groups that pass every audit predicate, groups collected) of one arm."""
+        if self.emitted is not None:
+            return self.emitted[arm]
+        s = self.collections[arm].summary()
+        return s["valid_groups"], s["groups"]
 
     @property
     def pair_names(self) -> tuple[str, str]:

@@ -13,17 +13,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from oscc_core.chapters.covariance.pooled import MIN_ROOT_GROUPS, contrast_roots
 from oscc_core.chapters.covariance.strata import ACTION_ROOTS, ROUND_ROOTS
 from oscc_core.games import LEDUC
+from oscc_core.method.pooling import WEIGHTINGS
 from oscc_core.reporting import params
 from oscc_core.reporting.params import ParameterError
 
+#: Fewest groups of the pooled audit: the floor of groups at each of its roots.
+MIN_POOLED_GROUPS = MIN_ROOT_GROUPS * len(contrast_roots(LEDUC))
 #: Arms that take the learner step behind the update variances (every seed, every replicate).
 UPDATE_ARMS = 4
 #: The notebook's parameters, in the order of its parameters cell.
 DECLARED = ("n_groups", "seed", "root", "continuation", "cfr_iterations", "device", "output_dir", "n_bootstrap",
             "equivalence_margin", "seeds", "seed_groups", "budgets", "budget_groups", "update_replicates",
-            "update_decision_points", "update_epochs", "update_learning_rate")
+            "update_decision_points", "update_epochs", "update_learning_rate", "pooled_groups", "pooled_weighting")
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,8 @@ class Parameters:
     update_decision_points: int
     update_epochs: int
     update_learning_rate: float    # eta, logits per unit of the surrogate's gradient
+    pooled_groups: int             # groups per arm over all roots of the pooled audit
+    pooled_weighting: str          # how the pooled audit weighs its roots (`method.pooling.WEIGHTINGS`)
     game: str = LEDUC
 
     @property
@@ -60,7 +66,7 @@ class Parameters:
                 "budgets": self.budgets, "budget_groups": self.budget_groups,
                 "update_replicates": self.update_replicates, "update_decision_points": self.update_decision_points,
                 "update_epochs": self.update_epochs, "update_learning_rate": self.update_learning_rate,
-                "game": self.game}
+                "pooled_groups": self.pooled_groups, "pooled_weighting": self.pooled_weighting, "game": self.game}
 
 
 def validate(namespace: Mapping) -> Parameters:
@@ -86,6 +92,8 @@ def validate(namespace: Mapping) -> Parameters:
         "update_epochs": params.check_int("update_epochs", v["update_epochs"], 1, 100),
         "update_learning_rate": params.check_float("update_learning_rate", v["update_learning_rate"], 0.0, 1e4,
                                                    open_low=True),
+        "pooled_groups": params.check_size("pooled_groups", v["pooled_groups"], MIN_POOLED_GROUPS),
+        "pooled_weighting": params.check_choice("pooled_weighting", v["pooled_weighting"], WEIGHTINGS),
         "device": v["device"],
         "torch_device": params.check_device("device", v["device"]),
         "output_dir": params.check_output_dir("output_dir", v["output_dir"]),

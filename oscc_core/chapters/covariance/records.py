@@ -1,4 +1,5 @@
-"""What the chapter writes into ``results/02_covariance.json``: per-arm records, the tables' rows, the findings.
+"""What the chapter writes into ``results/02_covariance.json``: per-arm records (the one-root audit's under
+``arms``, the pooled all-roots audit's under ``pooled_roots``), the tables' rows, the findings.
 
 Each claim id has exactly one primary row over the chapter's tables
 (`one_primary_row` refuses a second): sensitivity, alternative-construction
@@ -63,9 +64,12 @@ def counted(tables: dict[str, list]) -> dict[str, list]:
 
 
 def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: list[dict],
-            identity_records: dict, grid, budget_grid, findings: fnd.Findings, update_records: dict) -> dict:
-    """The results file's payload: arm records, every table's rows, the exact grids, the update variance of
-    each arm and seed (`update_records`, logits^2), the verdict counts (of primary rows) and the findings.
+            identity_records: dict, grid, budget_grid, findings: fnd.Findings, update_records: dict,
+            pooled_record: dict) -> dict:
+    """The results file's payload: the one-root audit's arm records, the pooled all-roots audit
+    (`pooled_record`, `pooled.record`), every table's rows, the exact grids, the update variance of each arm and
+    seed (`update_records`, logits^2), the verdict counts (of primary rows) and the findings.  The equivalence
+    records are the pooled audit's.
 
     `tables` maps the names of `TABLES` to their rows; refuses a claim id with two primary rows.
     """
@@ -75,6 +79,7 @@ def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: li
     one_primary_row(tables)
     return {
         "arms": arm_records(audit),
+        "pooled_roots": pooled_record,
         "contrast": list(audit.pair_names),
         "settings": tab.rows_record(tables["settings"]),
         "fixed_root": {"ratio": audit.ratio().as_dict(), "reduction_percent": audit.reduction().as_dict(),

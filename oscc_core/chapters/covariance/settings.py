@@ -15,6 +15,7 @@ import inspect
 
 from oscc_core.chapters.covariance.budget import BUDGET_ROWS
 from oscc_core.chapters.covariance.coupling import ABLATION_NAMES, PAPER_ARM_NAMES
+from oscc_core.chapters.covariance.pooled import pool_histories
 from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.method import stats
 from oscc_core.reporting.rows import Row
@@ -22,15 +23,16 @@ from oscc_core.reporting.rows import Row
 #: The level of every interval of the chapter (percent): the percentile interval's default, which the
 #: estimates of `paired_audit` use.
 INTERVAL_LEVEL = round(100 * inspect.signature(stats.percentile_interval).parameters["level"].default)
-#: Seeds and roots of our 2x2 ablation: every arm is audited once, at the run's seed and root.
-ABLATION_SEEDS, ABLATION_ROOTS = 1, 1
+#: Seeds of our 2x2 ablation: every arm is audited once, at the run's seed (over the pooled audit's roots).
+ABLATION_SEEDS = 1
 
 
 def headline_settings(p) -> list[Row]:
     """tab:main's pairs, tab:main-uncertainty's interval level and the equivalence margin of the prose and of
     tab:marginal-equivalence."""
-    rows = [Row.setting(f"{arm}: pairs (groups per arm)", f"main.{cid}.pairs", p.n_groups,
-                        reason=f"we audit {p.n_groups:,} groups per arm (notebook parameter n_groups)")
+    rows = [Row.setting(f"{arm}: pairs (groups per arm)", f"main.{cid}.pairs", p.pooled_groups,
+                        reason=f"we audit {p.pooled_groups:,} groups per arm over all roots (notebook parameter "
+                               f"pooled_groups)")
             for arm, cid in (("independent", "independent"), ("full", "cp_grpo_paired"))]
     rows.append(Row.setting("interval level (%)", "main_uncertainty.confidence_level", INTERVAL_LEVEL,
                             reason=f"our intervals are {INTERVAL_LEVEL}% paired bootstrap percentile intervals"))
@@ -46,22 +48,24 @@ def headline_settings(p) -> list[Row]:
 
 def ablation_settings(p) -> list[Row]:
     """The 2x2 ablation's design (prose, tab:app-p1-coupling-factors, tab:app-p1-ablations) against ours: the
-    four arms, but one seed and one root with the headline audit's groups in every arm."""
-    design = (f"our ablation audits every arm once, on the headline audit's {p.n_groups:,} groups at one root "
-              f"with one seed")
+    four arms, but one seed, with the pooled headline audit's roots and groups in every arm."""
+    roots = len(pool_histories(p.policy, p.game))
+    design = (f"our ablation audits every arm once, on the pooled headline audit's {p.pooled_groups:,} groups over "
+              f"{roots} roots with one seed")
     rows = [Row.setting("2x2 ablation: arms", "text_ablation.design.arms", len(PAPER_ARMS), reason=design),
             Row.setting("2x2 ablation: seeds", "text_ablation.design.seeds", ABLATION_SEEDS,
                         reason=design + "; the spread over seeds is measured for the independent and full arms in "
                                         "the five-seed table")]
     for arm, name in PAPER_ARM_NAMES.items():
         rows.append(Row.setting(f"coupling factors, {arm}: roots per seed", f"coupling_factors.{name}.roots_per_seed",
-                                ABLATION_ROOTS, reason=design))
-        rows.append(Row.setting(f"coupling factors, {arm}: logical keys (roots x groups)",
-                                f"coupling_factors.{name}.logical_keys", ABLATION_ROOTS * p.n_groups,
-                                reason=design + "; the paper's logical keys are its roots per seed times its "
-                                                "held-out groups"))
+                                roots, reason=design))
+        rows.append(Row.setting(f"coupling factors, {arm}: logical keys (root IDs)",
+                                f"coupling_factors.{name}.logical_keys", p.pooled_groups,
+                                reason=design + "; each of our groups is one root ID, and the paper's logical keys "
+                                                "are its roots per seed times its held-out groups"))
     for arm, name in ABLATION_NAMES.items():
-        rows.append(Row.setting(f"ablations, {arm}: pairs", f"ablations.{name}.pairs", p.n_groups, reason=design))
+        rows.append(Row.setting(f"ablations, {arm}: pairs", f"ablations.{name}.pairs", p.pooled_groups,
+                                reason=design))
     return rows
 
 

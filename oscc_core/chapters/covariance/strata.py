@@ -1,8 +1,9 @@
 """Root strata: the paired comparison by own-card class (J, Q, K), by round and by number of legal actions.
 
-Card strata restrict the headline audit's groups to one own-card class
-(``method.strata``) and condition the exact values on it; round and action
-strata audit other roots.  Rows of tab:app-p1-strata: contrast variances and
+Card strata restrict the one-root audit's groups to one own-card class
+(``method.strata``) and condition the exact values on it; the round, action
+and all-roots rows are the pooled audit's (``pooled``), with one-root audits
+beside them as sensitivity rows.  Rows of tab:app-p1-strata: contrast variances and
 covariance in chips^2, ratios unitless.
 
 The paper's "private-card A" and "B" rows do not say which cards they hold;
@@ -18,6 +19,7 @@ from dataclasses import replace
 
 from oscc_core.chapters.covariance.pair_rows import PAIR_QUANTITIES, POSITIVE, pair_estimates, pair_relation, row
 from oscc_core.chapters.covariance.paired_audit import HEADLINE_ARMS, PairedAudit, paired_audit
+from oscc_core.chapters.covariance.pooled import one_root
 from oscc_core.method.strata import CARD_CLASSES
 from oscc_core.reporting.rows import Row
 
@@ -43,11 +45,8 @@ def card_audits(audit: PairedAudit, seed: int, continuation, device: str, n_boot
 
 def root_audits(audit: PairedAudit, n_groups: int, seed: int, continuation, device: str,
                 n_bootstrap: int) -> dict[str, PairedAudit]:
-    """Paired audits at the round-two and three-action roots; round one, two actions and all roots reuse others.
-
-    Round one and two actions are the same root ``""`` (one audit serves both);
-    the paper's aggregate row 'all roots' is the headline `audit`.
-    """
+    """One-root paired audits of each stratum (sensitivity rows beside the pooled strata): round two at
+    ``"11|"``, three actions at ``"2"``; round one, two actions and all roots at the audited root (`audit`)."""
     roots = {"round one": ROUND_ROOTS["round one"], "round two": ROUND_ROOTS["round two"],
              "three actions": ACTION_ROOTS["three actions"]}
     out = {label: paired_audit(r, HEADLINE_ARMS, n_groups, seed, continuation, device, n_bootstrap,
@@ -69,14 +68,17 @@ def class_range_row(paper_label: str, q: str, text: str, card: dict[str, PairedA
     return Row.under_readings(readings)
 
 
-def strata_rows(card: dict[str, PairedAudit], roots: dict[str, PairedAudit]) -> list:
+def strata_rows(card: dict[str, PairedAudit], roots: dict[str, PairedAudit], pooled: dict[str, PairedAudit]) -> list:
     """tab:app-p1-strata.
 
     Our own-card strata (J, Q, K) have no paper counterpart of their own: the
     paper's "private-card A" and "B" rows do not say which cards they hold.
     Each of those paper rows is therefore read as each of the three card
-    classes (`class_range_row`).  Variances and ratios are positive by
-    definition (`pair_rows` docstring).
+    classes (`class_range_row`).  The round, action and "all roots" rows are
+    the pooled audit's (`pooled.strata_audits`: every root of the stratum,
+    weighted as the headline pool); the one-root audits of `roots` give the
+    same rows as sensitivity rows (`pooled.one_root`).  Variances and ratios
+    are positive by definition (`pair_rows` docstring).
     """
     rows = []
     for label, a in card.items():
@@ -85,16 +87,22 @@ def strata_rows(card: dict[str, PairedAudit], roots: dict[str, PairedAudit]) -> 
     for paper_label in ("a", "b"):
         for q, text in PAIR_QUANTITIES:
             rows.append(class_range_row(paper_label, q, text, card))
-    for label, a in roots.items():
+    for label, a in pooled.items():
         for q, text in PAIR_QUANTITIES:
-            rows.append(row(f"{label} (root {a.root!r}): {text}", f"strata.{STRATUM_CLAIMS[label]}.{q}",
+            rows.append(row(f"{label} (pooled, {a.root}): {text}", f"strata.{STRATUM_CLAIMS[label]}.{q}",
                             pair_estimates(a)[q], pair_relation(q, a), positive=q in POSITIVE))
+    for label, a in roots.items():
+        one = [row(f"{label}: {text}", f"strata.{STRATUM_CLAIMS[label]}.{q}", pair_estimates(a)[q],
+                   pair_relation(q, a), positive=q in POSITIVE) for q, text in PAIR_QUANTITIES]
+        rows += one_root(one, a.root)
     return rows
 
 
-def glue_values(card: dict[str, PairedAudit], roots: dict[str, PairedAudit]) -> dict[str, float]:
-    """The stratum numbers the chapter's text quotes, by glue name."""
+def glue_values(card: dict[str, PairedAudit], pooled: dict[str, PairedAudit]) -> dict[str, float]:
+    """The stratum numbers the chapter's text quotes, by glue name (round and action strata: pooled)."""
     ratios = [a.ratio().value for a in card.values()]
-    return {"round_two_reduction": roots["round two"].reduction().value,
-            "three_action_reduction": roots["three actions"].reduction().value,
+    return {"round_two_reduction": pooled["round two"].reduction().value,
+            "three_action_reduction": pooled["three actions"].reduction().value,
+            **{f"{label.replace(' ', '_').replace('actions', 'action')}_roots": int(pooled[label].root.split()[0])
+               for label in ("round one", "round two", "two actions", "three actions")},
             "card_ratio_min": min(ratios), "card_ratio_max": max(ratios)}

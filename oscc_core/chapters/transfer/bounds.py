@@ -34,6 +34,10 @@ contrast variance (chips^2, Kuhn; `contrast_bounds`)
        exceed the population maximum by chance, so the rules bound it only by
        n / (n - 1) (range / 2)^2 with the range of the construction's contrast
        (the largest over the four points).
+    Both are taken under every construction the paper's words allow for the
+    row (`ROW_CONSTRUCTIONS`: standard GRPO's group construction may or may
+    not share the opponent's card), the book's model first, so a contrast
+    variance is impossible only when it breaks every construction's bounds.
 NashConv and exploitability have one reading each: 0 <= NashConv <= 2 x the
 largest |utility| and exploitability = NashConv / 2 of the same profile.
 
@@ -83,11 +87,25 @@ VERSUS = ("value of the checkpoint against the uniform opponent, mean of both se
 PAIR = "self-play value of player 0 given one ordered private-card pair (the paper names none)"
 AT_ROOT = "per-group budget-1 variance at the decision point {root!r}"
 SAMPLED = "sample variance over {n:,} groups at one decision point"
+#: Appended to a contrast-variance reading of a row whose contrast the paper's words allow under several
+#: constructions.
+CONSTRUCTION = ", {arm} construction"
+#: The constructions the paper's words allow for the contrast of each Kuhn row of tab:measured-transfer, the book's
+#: model first (`kuhn_facts.ROW_ARM`).  CP-GRPO "reuses a compatible hidden root and semantic continuation stream"
+#: (full coupling; in Kuhn the same law as root-only).  The independent arm "reassembles singleton branch records by
+#: the same logical update-group key", on the same root IDs as every arm: the branches share the acting player's
+#: information state and nothing else.  Standard GRPO "remains a sampled-trajectory baseline with its ordinary group
+#: construction": a group shares its prompt, the root; whether its trajectories also share the opponent's hidden card
+#: (root-only, the book's model) or each deal it afresh (independent) is not said.  Standard PPO uses "its ordinary
+#: trajectory sampling": nothing shared beyond the root.
+ROW_CONSTRUCTIONS = {"cp_grpo_paired": ("full",), "independent": ("independent",),
+                     "standard_grpo": ("root_only", "independent"), "standard_ppo": ("independent",)}
 NASH_CONV, EXPLOITABILITY = "whole-game NashConv of the profile", "exploitability of the profile (NashConv / 2)"
 #: A few words per reading (tables; at most `tables.NOTE_AFTER` characters), by the first element of its key.
 LABEL = {"self_play": "self-play, player 0", "held_out": "held-out roots", "versus_mean": "vs uniform, both seats",
          "versus_0": "vs uniform, seat 0", "pairs": "one card pair (rule check)", "root": "at {root!r}",
-         "sampled": "sample of {n:,} groups", "nash_conv": "NashConv", "exploitability": "NashConv / 2"}
+         "sampled": "sample of {n:,} groups", "groups": "{n:,} groups", "construction": ", {arm}",
+         "nash_conv": "NashConv", "exploitability": "NashConv / 2"}
 
 def breaks(paper: float, low: float, high: float, slack: float) -> bool:
     """The paper's value lies outside [low, high] by more than `slack`."""
@@ -251,24 +269,36 @@ def sampled_bound(arm: str, groups: int) -> float:
 
 def contrast_bounds(row: str, groups: int) -> list[Bound]:
     """The readings of a Kuhn row's contrast variance with the largest value the rules allow, in the order the
-    combined verdict takes them: the per-group budget-1 variance at each decision point ('' first: the point our
-    table measures), then a sample variance over `groups` groups."""
-    cid, arm = f"measured_transfer.kuhn.{row}.contrast_variance", kuhn_facts.ROW_ARM[row]
+    combined verdict takes them: for each construction the paper's words allow for the row
+    (`ROW_CONSTRUCTIONS`, the book's model first), the per-group budget-1 variance at each decision point (''
+    first: the point our table measures), then a sample variance over `groups` groups.  The book's construction
+    has the keys ("root", point) and ("sampled",); another construction c has ("root", point, c) and
+    ("sampled", c).  Where a row allows several constructions, every reading names its construction."""
+    cid = f"measured_transfer.kuhn.{row}.contrast_variance"
     quantity = f"kuhn, {ARM_OF_ROW[row]}: contrast variance"
-    rule, top = kuhn_facts.support_bounds(GAME)["contrast"], root_maxima(arm)
+    rule = kuhn_facts.support_bounds(GAME)["contrast"]
     slack = claims.printed_rounding(claims.claim(cid)) + FEASIBILITY_ROUNDING
     proof = (f"branch and bound over every continuation policy with a multilinear upper bound, certified to "
              f"{kuhn_facts.CERT_TOL:g} chips^2")
-    out = [Bound(cid, quantity, AT_ROOT.format(root=root), ("root", root), 0.0, min(rule, high),
-                 f"Var(R_i - R_j) <= {high:.4f} chips^2, the proved maximum of the {arm} construction at {root!r} "
-                 f"({proof}; the range of returns alone allows {rule:g})", slack, "proof",
-                 LABEL["root"].format(root=root))
-           for root, high in top.items()]
-    high = sampled_bound(arm, groups)
-    out.append(Bound(cid, quantity, SAMPLED.format(n=groups), ("sampled",), 0.0, high,
-                     f"a sample variance of {groups:,} values in a range of width w is at most n/(n-1) (w/2)^2 = "
-                     f"{high:.4f} chips^2 for the {arm} construction's contrast (an estimate can exceed the "
-                     f"population maximum by chance, not this)", slack, label=LABEL["sampled"].format(n=groups)))
+    constructions = ROW_CONSTRUCTIONS[row]
+    named = len(constructions) > 1
+    out = []
+    for k, arm in enumerate(constructions):
+        alt = () if k == 0 else (arm,)
+        suffix = CONSTRUCTION.format(arm=arm) if named else ""
+        for root, high in root_maxima(arm).items():
+            out.append(Bound(cid, quantity, AT_ROOT.format(root=root) + suffix, ("root", root, *alt), 0.0,
+                             min(rule, high),
+                             f"Var(R_i - R_j) <= {high:.4f} chips^2, the proved maximum of the {arm} construction at "
+                             f"{root!r} ({proof}; the range of returns alone allows {rule:g})", slack, "proof",
+                             (LABEL["root"] + (LABEL["construction"] if named else "")).format(root=root, arm=arm)))
+        high = sampled_bound(arm, groups)
+        out.append(Bound(cid, quantity, SAMPLED.format(n=groups) + suffix, ("sampled", *alt), 0.0, high,
+                         f"a sample variance of {groups:,} values in a range of width w is at most n/(n-1) (w/2)^2 = "
+                         f"{high:.4f} chips^2 for the {arm} construction's contrast (an estimate can exceed the "
+                         f"population maximum by chance, not this)", slack,
+                         label=(LABEL["groups"] + LABEL["construction"] if named else LABEL["sampled"]).format(
+                             n=groups, arm=arm)))
     return out
 
 

@@ -79,13 +79,13 @@ def _impossible(combined: dict, rule: dict, labels: dict) -> tuple[str, str]:
     head = (f"{len(first)} paper numbers ({' and '.join(kinds)}) break a bound of the rules under the book's "
             f"reading of them, and {others}")
     tail = (f"{len(every) or 'none'} of the {len(first)} {'stays' if len(every) < 2 else 'stay'} impossible under "
-            f"every reading the chapter computes")
+            f"every reading and construction the chapter computes")
     if rest:
         tail += (f"; the other {len(first) - len(every)} take the verdict of the first possible reading in the "
                  f"listed order (" + "; ".join(readings) + "): " + ", ".join(f"{n} {v}" for v, n in rest.items()))
     box = f"{head}; {tail}."
     landing = (f"Transfer: {len(first)} paper numbers break a bound of the rules under the book's reading, "
-               f"{len(every) or 'none'} under every reading the chapter computes.")
+               f"{len(every) or 'none'} under every reading and construction the chapter computes.")
     return box, landing
 
 

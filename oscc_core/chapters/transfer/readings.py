@@ -29,8 +29,12 @@ Per run the records need, besides the learners' evaluation (`summary`):
 `root_values` {"player0_value": player 0's self-play value given each private-
 card deal, `exact.evaluation.private_deals` order, chips} and in Kuhn
 `contrast_by_root` {decision point: exact contrast variance of the arm's
-construction with the checkpoint as continuation, chips^2}
-(`run_quantities`).
+construction with the checkpoint as continuation, chips^2} and
+`contrast_by_construction` {construction: the same under each coupling
+construction}, for the readings that take the contrast under another
+construction the paper's words allow (`bounds.ROW_CONSTRUCTIONS`); there the
+other arms keep their own construction in the ordering, and the sample
+variance's value is its expectation, the exact value at '' (`run_quantities`).
 """
 from __future__ import annotations
 
@@ -59,8 +63,10 @@ def run_quantities(game: str, arm: str, table: np.ndarray, evaluation) -> dict:
            "root_values": {"player0_value": [float(x) for x in root_values(game, table[None])[0]]}}
     if game == GAME:
         policy, coupling = table_to_policy(game, table), get_learner_arm(arm).coupling_arm
-        out["contrast_by_root"] = {root: arm_moments(game, root, policy)[coupling].contrast_var(0, 1)
-                                   for root in kuhn_facts.KUHN_ROOTS}
+        moments = {root: arm_moments(game, root, policy) for root in kuhn_facts.KUHN_ROOTS}
+        out["contrast_by_root"] = {root: m[coupling].contrast_var(0, 1) for root, m in moments.items()}
+        out["contrast_by_construction"] = {c: {root: m[c].contrast_var(0, 1) for root, m in moments.items()}
+                                           for c in kuhn_facts.ARMS}
     return out
 
 
@@ -73,8 +79,12 @@ def reading_value(record: dict, key: tuple) -> float:
     if kind == "versus":
         return record["mean_return"] if arg == "mean" else record["seat_return"][arg]
     if kind == "root":
+        if len(key) > 2:                     # another construction than the arm's own: its exact value
+            return record["contrast_by_construction"][key[2]][arg]
         return record["contrast_by_root"][arg]
     if kind == "sampled":
+        if arg is not None:                  # another construction: the expectation of its sample variance at ''
+            return record["contrast_by_construction"][arg][kuhn_facts.KUHN_ROOTS[0]]
         return record["contrast_variance_sampled"]
     if kind in ("nash_conv", "exploitability"):
         return record[kind]
@@ -164,14 +174,37 @@ def reading_row(bound: Bound, records: dict, row: str, column: str) -> Row:
         return _held_out_row(bound, records, row)
     if bound.key[0] == "pairs":
         return _pair_row(bound, records, row)
-    values = seed_values(records, bound.key)
     arm, positive = ARM_OF_ROW[row], column == "contrast_variance"
+    other = construction_of(bound.key)
+    # the other arms keep their own construction: the paper's ordering compares its rows as each was run
+    values = seed_values(records, own_key(bound.key))
+    if other is not None:
+        values[arm] = {seed: reading_value(rec, bound.key) for seed, rec in records[arm].items()}
     iv = seed_interval(list(values[arm].values()), positive)
     if bound.impossible:
         return bound.row(iv.mean, (iv.low, iv.high))
     compared = Row.compare(bound.quantity, bound.claim_id, iv.mean, iv.low, iv.high,
                            order_relation(values, arm, COLUMNS[column]), positive=positive)
+    if other is not None and bound.key[0] == "sampled":
+        compared = replace(compared, reason=f"ours is the exact per-group variance at {kuhn_facts.KUHN_ROOTS[0]!r} "
+                                            f"under the {other} construction with each checkpoint as continuation, "
+                                            f"the expectation of its sample variance (our sampled estimate is of "
+                                            f"the arm's own construction)")
     return replace(compared, reading=bound.reading)
+
+
+def construction_of(key: tuple) -> str | None:
+    """The construction a contrast-variance reading names when it is not the arm's own, else None."""
+    if key[0] == "root" and len(key) > 2:
+        return key[2]
+    if key[0] == "sampled" and len(key) > 1:
+        return key[1]
+    return None
+
+
+def own_key(key: tuple) -> tuple:
+    """The same reading under each arm's own construction."""
+    return key[:2] if key[0] == "root" else key[:1] if key[0] == "sampled" else key
 
 
 def claim_rows(game: str, records: dict, groups: int) -> dict[str, Row]:
