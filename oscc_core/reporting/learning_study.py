@@ -139,7 +139,8 @@ def bit_equality_expected(committed: dict) -> tuple[bool, str]:
 
     recorded = committed.get("manifest", {}).get("package_versions")
     if recorded is None:
-        return False, "the committed study does not record its package versions"
+        return False, ("the committed study was written before the learners' fixed-rounding arithmetic and records "
+                       "no package versions")
     if recorded != package_versions():
         moved = ", ".join(f"{k} {recorded.get(k)} -> {v}" for k, v in package_versions().items() if recorded.get(k) != v)
         return False, f"the numeric packages differ from the committed study's ({moved})"
