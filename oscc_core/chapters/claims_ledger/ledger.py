@@ -1,25 +1,8 @@
 """The ledger: one line per entry of the claims file, with our value and its verdict (a result or a check) or
 its status (a setting), or the reason there is neither.
 
-Rules, applied in this order to each entry (the `basis` field names the rule):
-
-1. ``row``: a results file holds the entry's *primary* row (a record whose
-   "claim id" names it).  It gives ours, interval, exact, verdict or status,
-   relation, relative deviation, reason, readings, the test that decided the
-   size, and what the row declares (the quantity not comparable, the value
-   true by construction, the comparison a printing of another entry's); the
-   entry keeps the paper's value as the claims file prints it.  Sensitivity and detail rows
-   name their claim under "sensitivity of" and are never read here; two
-   primary rows for one claim id stop the build.
-2. ``chapter not built``: the entry's section has no results file yet.  Not
-   compared, reason "chapter not built yet".
-3. ``same value``: the claims file says the entry is the same quantity as
-   others (`same_as`), one of them has a primary row and the paper prints the
-   same value for both.  The entry takes that row (`via` names its claim id).
-4. ``setting``: an entry of kind ``setup`` (a sample size, a grid, a seed)
-   with no row: status *differs*, since no chapter runs it.
-5. ``no row``: any other entry of a built chapter with no row: not compared,
-   reason "no row in chapter <stem> yet".
+The rules that turn each entry into a line (row, chapter not built, same value, setting, no row; the
+`basis` field names the rule) are `reporting.ledger_lines`'s, applied in its order.
 
 Entries of kind ``setup`` get a status (adopted or differs), never a verdict;
 every other entry gets a verdict, never a status.  `check_ledger` fails the
