@@ -21,7 +21,11 @@ or runs the whole study and keeps each run's average policy at the largest
 budget as an OpenSpiel-keyed checkpoint (``"kuhn/<arm>/<seed>"``).  The
 study's record drops the learner level of the LearningStudy record:
 ``runs.<arm>.<seed>.<budget>`` and ``summary.<budget>`` (budgets in physical
-calls, as integer-valued keys; exploitability in chips).
+calls, as integer-valued keys; exploitability in chips).  Beside it, under
+``kuhn_tuned``, the Kuhn-tuned control (`kuhn_tuned`): the same learner with
+its choices made on Kuhn's development seeds by the same rule, run on the
+same seeds and budgets; the live rerun covers it too, at its committed
+choices.
 """
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ import json
 import time
 from pathlib import Path
 
-from oscc_core.chapters.transfer import kuhn_facts
+from oscc_core.chapters.transfer import kuhn_facts, kuhn_tuned
 from oscc_core.exact.arm_moments import arm_moments
 from oscc_core.learning import study_design as design
 from oscc_core.learning.arms import get_learner_arm
@@ -135,18 +139,34 @@ def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
                              f"{committed['operating_point']['digest'][:12]}, but the Leduc study now freezes "
                              f"{op.digest[:12]}: rerun the Kuhn study (python -m oscc_core run transfer -p "
                              f"study_file '' ...).")
+        if kuhn_tuned.KEY not in committed:
+            raise StaleStudy(f"{p.study_file} has no Kuhn-tuned control ('{kuhn_tuned.KEY}'): rerun the Kuhn study "
+                             f"(python -m oscc_core run transfer -p study_file '' ...).")
         live = design_of(p).run(where, choices, p.workers, scheduler)
-        return {"study": committed, "live_check": learning_study.live_check(committed, reshape(live["study"], op)),
+        control = kuhn_tuned.run(kuhn_tuned.control_design(design_of(p), kuhn_tuned.rule_of(op)), where, p.workers,
+                                 scheduler, committed[kuhn_tuned.KEY]["choices"])
+        checks = {"frozen": learning_study.live_check(committed, reshape(live["study"], op)),
+                  kuhn_tuned.KEY: learning_study.live_check(committed[kuhn_tuned.KEY], control["study"])}
+        return {"study": committed, "live_check": combined_check(checks),
                 "checkpoints_file": Path(p.study_file).with_name(CHECKPOINTS_FILE),
-                "seconds": time.perf_counter() - start, "workers": workers, "ran": live["ran"],
-                "stored": live["stored"]}
+                "seconds": time.perf_counter() - start, "workers": workers, "ran": live["ran"] + control["ran"],
+                "stored": live["stored"] + control["stored"]}
     done = design_of(p).run(where, choices, p.workers, scheduler)
+    control = kuhn_tuned.run(kuhn_tuned.control_design(design_of(p), kuhn_tuned.rule_of(op)), where, p.workers,
+                             scheduler)
     tables = {f"{p.target_game}/{key.split('/', 1)[1]}": (p.target_game, table)
               for key, table in done["tables"].items() if key.startswith(f"{LEARNER}/")}
     path = save_checkpoints(Path(p.out_dir) / CHECKPOINTS_FILE, tables)
-    return {"study": reshape(done["study"], op), "live_check": None, "checkpoints_file": path,
-            "seconds": time.perf_counter() - start, "workers": workers, "ran": done["ran"],
-            "stored": done["stored"]}
+    return {"study": {**reshape(done["study"], op), kuhn_tuned.KEY: control["study"]}, "live_check": None,
+            "checkpoints_file": path, "seconds": time.perf_counter() - start, "workers": workers,
+            "ran": done["ran"] + control["ran"], "stored": done["stored"] + control["stored"]}
+
+
+def combined_check(checks: dict) -> dict:
+    """The live check of both studies (`checks`: {"frozen", "kuhn_tuned"}: each {records, max_abs_difference}):
+    their records added, the largest difference of either, and each beside."""
+    return {"records": sum(c["records"] for c in checks.values()),
+            "max_abs_difference": max(c["max_abs_difference"] for c in checks.values()), **checks}
 
 
 def top_budget(study: dict) -> int:
@@ -197,9 +217,14 @@ def write(p, result: dict, check: dict) -> Path | None:
 
 
 def record(result: dict, check: dict, contrast: dict, maxima: dict, leduc: dict, root: str) -> dict:
-    """What the chapter's results file keeps of the study (the runs stay in the study's own file)."""
-    study = result["study"]
-    return clean({"operating_point": study["operating_point"], "leduc_rule_from": leduc["design_from"],
+    """What the chapter's results file keeps of the study and of its Kuhn-tuned control (the runs, and every
+    score the control's tuning tried, stay in the study's own file)."""
+    study, tuned = result["study"], result["study"][kuhn_tuned.KEY]
+    kept = ("eta", "alpha", "kappa", "score", "extensions", "at_edge")
+    control = {"design": tuned["design"], "choices": tuned["choices"], "summary": tuned["summary"],
+               "thresholds": tuned["thresholds"],
+               "tuning": {arm: {k: t[k] for k in kept} for arm, t in (tuned["tuning"] or {}).items()}}
+    return clean({kuhn_tuned.KEY: control, "operating_point": study["operating_point"], "leduc_rule_from": leduc["design_from"],
                   "design": study["design"], "choices": study["choices"], "summary": study["summary"],
                   "thresholds": study["thresholds"], "live_check": result["live_check"],
                   "checkpoints": {k: check[k] for k in ("file", "max_abs_difference")},
