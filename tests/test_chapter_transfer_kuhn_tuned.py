@@ -134,18 +134,24 @@ def power(scale, rate, noise=()):
 
 
 def test_the_paired_difference_is_scipys_t_interval_of_the_seed_differences():
-    frozen = study_of({"cp_grpo": {1: {10: 0.30}, 2: {10: 0.26}, 3: {10: 0.35}, 4: {10: 0.20}}})
-    tuned = study_of({"cp_grpo": {1: {10: 0.10}, 2: {10: 0.28}, 3: {10: 0.15}, 4: {10: 0.12}}})
-    d = np.array([0.20, -0.02, 0.20, 0.08])
+    frozen = study_of({"cp_grpo": {1: {10: 0.30}, 2: {10: 0.26}, 3: {10: 0.35}, 4: {10: 0.20}, 5: {10: 0.25}}})
+    tuned = study_of({"cp_grpo": {1: {10: 0.10}, 2: {10: 0.28}, 3: {10: 0.15}, 4: {10: 0.12}, 5: {10: 0.25}}})
+    d = np.array([0.20, -0.02, 0.20, 0.08, 0.0])      # a tie is not a seed on which the control is lower
     low, high = stats.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=stats.sem(d))
     got = kuhn_tuned.paired_difference(frozen, tuned, "cp_grpo", 10)
     assert got["mean"] == pytest.approx(d.mean()) and got["low"] == pytest.approx(low)
-    assert got["high"] == pytest.approx(high) and got["n"] == 4 and got["tuned_lower"] == 3
+    assert got["high"] == pytest.approx(high) and got["n"] == 5 and got["tuned_lower"] == 3
 
 
 def test_the_decade_rate_of_a_power_law_is_its_exponent():
     assert kuhn_tuned.decade_rate(study_of({"cp_grpo": power(0.3, 0.5, (0.0, 0.0, 0.0))}), "cp_grpo") == \
         pytest.approx(0.5)
+
+
+def test_the_decade_rate_is_taken_over_the_two_largest_budgets_from_the_seed_means():
+    """Means 0.4, 0.2, 0.02 at 1x, 10x, 100x: the last decade falls tenfold (rate 1), the first only twofold."""
+    curves = {1: {1000: 0.3, 10_000: 0.1, 100_000: 0.01}, 2: {1000: 0.5, 10_000: 0.3, 100_000: 0.03}}
+    assert kuhn_tuned.decade_rate(study_of({"cp_grpo": curves}), "cp_grpo") == pytest.approx(1.0)
     assert kuhn_tuned.decade_rate(study_of({"cp_grpo": {1: {1000: 0.2}, 2: {1000: 0.3}}}), "cp_grpo") is None
 
 

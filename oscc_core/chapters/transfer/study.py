@@ -127,9 +127,12 @@ def reshape(study: dict, op: OperatingPoint) -> dict:
 def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
     """The Kuhn study at the frozen converging operating point `op`, its tasks sent to the Dask cluster at
     `scheduler` (else `p.scheduler`'s, else a local one of `p.workers`): {"study", "live_check" or None,
-    "checkpoints_file", "seconds", "workers", "ran", "stored"} (module docstring).  Raises StaleStudy when the
-    committed study ran at another operating point."""
+    "checkpoints_file", "seconds", "workers", "ran", "stored"} (module docstring); the study holds the Kuhn-tuned
+    control under "kuhn_tuned" (`kuhn_tuned.run`: tuned and run here, or rerun live at its committed choices), and
+    the live check covers both.  Raises StaleStudy when the committed study ran at another operating point or has
+    no control."""
     where, start, choices = store(p), time.perf_counter(), {LEARNER: op.arm_choices()}
+    control_study = kuhn_tuned.control_design(design_of(p), kuhn_tuned.rule_of(op))    # refuses bad seeds first
     scheduler = scheduler or p.scheduler or None
     workers = p.scheduler or p.workers
     if p.study_file:
@@ -143,8 +146,7 @@ def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
             raise StaleStudy(f"{p.study_file} has no Kuhn-tuned control ('{kuhn_tuned.KEY}'): rerun the Kuhn study "
                              f"(python -m oscc_core run transfer -p study_file '' ...).")
         live = design_of(p).run(where, choices, p.workers, scheduler)
-        control = kuhn_tuned.run(kuhn_tuned.control_design(design_of(p), kuhn_tuned.rule_of(op)), where, p.workers,
-                                 scheduler, committed[kuhn_tuned.KEY]["choices"])
+        control = kuhn_tuned.run(control_study, where, p.workers, scheduler, committed[kuhn_tuned.KEY]["choices"])
         checks = {"frozen": learning_study.live_check(committed, reshape(live["study"], op)),
                   kuhn_tuned.KEY: learning_study.live_check(committed[kuhn_tuned.KEY], control["study"])}
         return {"study": committed, "live_check": combined_check(checks),
@@ -152,8 +154,7 @@ def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
                 "seconds": time.perf_counter() - start, "workers": workers, "ran": live["ran"] + control["ran"],
                 "stored": live["stored"] + control["stored"]}
     done = design_of(p).run(where, choices, p.workers, scheduler)
-    control = kuhn_tuned.run(kuhn_tuned.control_design(design_of(p), kuhn_tuned.rule_of(op)), where, p.workers,
-                             scheduler)
+    control = kuhn_tuned.run(control_study, where, p.workers, scheduler)
     tables = {f"{p.target_game}/{key.split('/', 1)[1]}": (p.target_game, table)
               for key, table in done["tables"].items() if key.startswith(f"{LEARNER}/")}
     path = save_checkpoints(Path(p.out_dir) / CHECKPOINTS_FILE, tables)
