@@ -215,6 +215,7 @@ def plot_control(study: dict, literal: dict):
     literal learner at the chapter's budget (its seed mean and 95% interval, black); the paper's Kuhn value
     (dotted)."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     fig, axes = plt.subplots(2, 2, figsize=(10, 7.2), dpi=100, sharex=True, sharey=True)
     budget = study["design"]["budget"]
@@ -231,6 +232,7 @@ def plot_control(study: dict, literal: dict):
         ax.axhline(float(claims.claim(claim_of(arm))), color="grey", ls=":", lw=1, label="paper")
         ax.axvline(budget, color="grey", lw=0.6)
         ax.set_title(arm, fontsize=11)
+        ax.xaxis.set_minor_formatter(NullFormatter())      # a study of one decade would label its minor ticks
         ax.tick_params(labelsize=9)
         ax.legend(fontsize=9, loc="lower left")
     for ax in axes[:, 0]:
