@@ -34,20 +34,33 @@ CHOICES = {"literal": {arm: {"eta": 4.0, "alpha": 0.0, "kappa": 0.0} for arm in 
                           "ppo": {"eta": 4.0, "alpha": 0.5, "kappa": 0.01}}}
 SEEDS, MULTIPLES, BUDGET = [13, 17], [1, 10], 1000
 MATCH = 1e-8                 # chips: pyspiel against the study's value (the study rounds to 10 digits)
+#: A small rule of a Leduc study file (its design's rule fields): the control's tuning runs 8 choices per arm (plus
+#: one extension where a choice sits at an edge) at 10 x BUDGET on two development seeds.
+DEV_SEEDS = [1001, 1002]
+RULE = {"dev_seeds": DEV_SEEDS, "budget": BUDGET, "tune_multiples": {"literal": 1, "converging": 10},
+        "grids": {"converging": {"eta": [8.0, 16.0], "alpha": [0.0, 0.5], "kappa": [0.0, 0.1], "max_extensions": 1}}}
 
 
 @pytest.fixture(scope="module")
 def where(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("transfer_study")
     (out / "choices.json").write_text(json.dumps(CHOICES))
+    (out / "small_rule.json").write_text(json.dumps({"choices": CHOICES, "design": RULE}))
     return out
+
+
+def with_file(p, path: Path):
+    """The parameters `p` with another Leduc study file."""
+    return parameters.validate({**{n: getattr(p, n) for n in parameters.NAMES if n != "output_dir"},
+                                "output_dir": str(p.out_dir), "leduc_study": str(path)})
 
 
 @pytest.fixture(scope="module")
 def p(where):
-    """A tiny Kuhn study: two seeds, budgets 1000 and 10,000 calls, one worker, run whole (study_file "")."""
+    """A tiny Kuhn study: two seeds, budgets 1000 and 10,000 calls, one worker, run whole (study_file ""), its
+    Leduc file holding the converging choices and a small rule (the control's tuning)."""
     return parameters.validate({**parameter_defaults("06_transfer"), "output_dir": str(where / "out"),
-                                "leduc_study": str(where / "choices.json"), "study_file": "",
+                                "leduc_study": str(where / "small_rule.json"), "study_file": "",
                                 "study_store": str(where / "store"), "study_seeds": SEEDS,
                                 "study_multiples": MULTIPLES, "budget": BUDGET, "workers": 1, "device": "cpu"})
 
@@ -76,10 +89,10 @@ def test_the_converging_operating_point_is_the_solver_chapters_for_the_same_ledu
                                     "output_dir": str(where / "solver")})
     shown = json.loads(json.dumps({"design": solver_study.design_of(q).record(), "choices": CHOICES}))
     expected = solver_study.converging_operating_point(q, shown).digest
-    assert op.digest == expected
+    choices_only = with_file(p, where / "choices.json")
+    assert study.converging_operating_point(choices_only, study.leduc_choices(choices_only)).digest == expected
     (where / "study_shaped.json").write_text(json.dumps(shown))
-    from_study = parameters.validate({**{n: getattr(p, n) for n in parameters.NAMES if n != "output_dir"},
-                                      "output_dir": str(p.out_dir), "leduc_study": str(where / "study_shaped.json")})
+    from_study = with_file(p, where / "study_shaped.json")
     leduc = study.leduc_choices(from_study)
     assert leduc["design_from"] == "the study file"
     assert study.converging_operating_point(from_study, leduc).digest == expected
@@ -153,6 +166,59 @@ def test_the_summary_is_the_seed_mean_and_the_paired_difference_against_cp_grpo(
     assert d["cp_grpo_lower"] == sum(a > b for a, b in zip(values["ppo"], values["cp_grpo"]))
 
 
+# ----- the Kuhn-tuned control ----------------------------------------------------------------------
+def stored_tasks(p) -> list[dict]:
+    """The task of every run the study's store holds (the tuning's and the reporting runs')."""
+    return [json.loads(path.read_text())["task"] for path in Path(p.study_store).glob("*.json")]
+
+
+def test_the_kuhn_tuned_control_tunes_on_the_rules_development_seeds_only(p, whole):
+    tuning = [t for t in stored_tasks(p) if t["learner"] == "tune-converging"]
+    assert tuning and all(t["game"] == "kuhn" for t in tuning)
+    assert {s for t in tuning for s in t["seeds"]} == set(DEV_SEEDS)
+    assert not {s for t in tuning for s in t["seeds"]} & set(SEEDS)
+    assert {tuple(t["budgets"]) for t in tuning} == {(BUDGET * RULE["tune_multiples"]["converging"],)}
+    control = whole[0]["study"]["kuhn_tuned"]
+    assert control["design"]["dev_seeds"] == DEV_SEEDS and control["design"]["grids"] == RULE["grids"]
+
+
+def test_the_kuhn_tuned_control_runs_the_frozen_studys_seeds_and_budgets(whole):
+    frozen, control = whole[0]["study"], whole[0]["study"]["kuhn_tuned"]
+    assert control["design"]["seeds"] == frozen["design"]["seeds"] == SEEDS
+    assert control["design"]["budgets"] == frozen["design"]["budgets"]
+    for arm in ARMS:
+        assert set(control["runs"][arm]) == {str(s) for s in SEEDS}
+        assert all(set(control["runs"][arm][s]) == set(frozen["runs"][arm][s]) for s in control["runs"][arm])
+
+
+def test_each_kuhn_tuned_choice_is_the_lowest_development_score_tried_ties_to_the_smaller_values(whole):
+    control = whole[0]["study"]["kuhn_tuned"]
+    for arm in ARMS:
+        grid = control["tuning"][arm]["grid"]
+        low = min(g["score"] for g in grid)
+        first = sorted((g["eta"], g["alpha"], g["kappa"]) for g in grid if g["score"] == low)[0]
+        assert (control["choices"][arm]["eta"], control["choices"][arm]["alpha"],
+                control["choices"][arm]["kappa"]) == first, arm
+
+
+def test_each_kuhn_tuned_record_is_the_run_trained_alone_at_the_arms_kuhn_choices(p, whole):
+    control = whole[0]["study"]["kuhn_tuned"]
+    for arm in ("cp_grpo", "ppo"):
+        c = control["choices"][arm]
+        schedule = study_design.learner_schedule("converging", p.base_schedule(), c["eta"], c["alpha"], c["kappa"])
+        alone = run_task(Task.make("kuhn", "converging", arm, (13,), schedule, [10 * BUDGET]))
+        ours = control["runs"][arm]["13"][str(10 * BUDGET)]["exploitability_average"]
+        assert ours == pytest.approx(alone["runs"]["13"][str(10 * BUDGET)]["exploitability_average"], abs=1e-9), arm
+
+
+def test_the_chapter_record_keeps_the_controls_choices_and_summary(p, whole, op):
+    leduc = study.leduc_choices(p)
+    kept = study.record(whole[0], whole[1], {}, {}, leduc, "")["kuhn_tuned"]
+    control = whole[0]["study"]["kuhn_tuned"]
+    assert kept["choices"] == control["choices"] and kept["summary"] == control["summary"]
+    assert set(kept["tuning"]) == set(ARMS) and "grid" not in kept["tuning"]["cp_grpo"]
+
+
 # ----- checkpoints ------------------------------------------------------------------------------
 def test_every_checkpoint_is_keyed_kuhn_arm_seed_and_recomputed_by_pyspiel_equals_the_studys_value(p, whole):
     game = pyspiel.load_game("kuhn_poker")
@@ -197,7 +263,9 @@ def test_a_live_rerun_reproduces_the_committed_study_record_for_record(p, op, wh
     shown = study.run(q, op)
     assert shown["live_check"]["max_abs_difference"] == 0
     per_run = len(study_design.curve_budgets(BUDGET, [1]))
-    assert shown["live_check"]["records"] == len(ARMS) * 2 * per_run
+    assert shown["live_check"]["frozen"]["records"] == len(ARMS) * 2 * per_run
+    assert shown["live_check"]["kuhn_tuned"] == {"records": len(ARMS) * 2 * per_run, "max_abs_difference": 0}
+    assert shown["live_check"]["records"] == 2 * len(ARMS) * 2 * per_run
     assert shown["study"]["runs"] == json.loads((p.out_dir / f"{study.STUDY_STEM}.json").read_text())["runs"]
 
 
@@ -208,6 +276,26 @@ def test_the_live_check_reports_a_changed_committed_number(p, op, whole, tmp_pat
     path.write_text(json.dumps(body))
     assert study.run(committed_parameters(p, path), op)["live_check"]["max_abs_difference"] == \
         pytest.approx(0.125, abs=1e-9)
+
+
+def test_the_live_check_reports_a_changed_number_of_the_kuhn_tuned_control(p, op, whole, tmp_path):
+    body = json.loads((p.out_dir / f"{study.STUDY_STEM}.json").read_text())
+    body["kuhn_tuned"]["runs"]["ppo"]["17"][str(BUDGET)]["exploitability_last"] -= 0.25
+    path = tmp_path / "changed_control.json"
+    path.write_text(json.dumps(body))
+    check = study.run(committed_parameters(p, path), op)["live_check"]
+    assert check["kuhn_tuned"]["max_abs_difference"] == pytest.approx(0.25, abs=1e-9)
+    assert check["frozen"]["max_abs_difference"] == 0
+    assert check["max_abs_difference"] == pytest.approx(0.25, abs=1e-9)
+
+
+def test_a_committed_study_without_the_kuhn_tuned_control_stops_the_chapter(p, op, whole, tmp_path):
+    body = json.loads((p.out_dir / f"{study.STUDY_STEM}.json").read_text())
+    del body["kuhn_tuned"]
+    path = tmp_path / "no_control.json"
+    path.write_text(json.dumps(body))
+    with pytest.raises(study.StaleStudy, match="Kuhn-tuned control"):
+        study.run(committed_parameters(p, path), op)
 
 
 def test_a_committed_study_of_another_operating_point_stops_the_chapter(p, op, whole, tmp_path):

@@ -60,10 +60,14 @@ class LearningStudy:
         out["recorded_budgets"] = list(design.curve_budgets(self.budget, self.multiples))
         return out
 
-    def tune(self, store, workers: int = 2, scheduler: str | None = None, learners=design.LEARNERS) -> dict:
-        """{learner: {arm: tuning result}} on the development seeds."""
-        def run(tasks):
-            return run_tasks(tasks, store, workers, scheduler)["results"]
+    def tune(self, store, workers: int = 2, scheduler: str | None = None, learners=design.LEARNERS,
+             run=None) -> dict:
+        """{learner: {arm: tuning result}} on the development seeds (`learning.study_design.tune`, each learner at
+        its grid and `tune_multiples` x the budget).  `run(tasks) -> results` runs the tuning's tasks; by default
+        they go to Dask, kept in `store`."""
+        if run is None:
+            def run(tasks):
+                return run_tasks(tasks, store, workers, scheduler)["results"]
         grids, mult = dict(self.grids), dict(self.tune_multiples)
         return {learner: {arm: design.tune(run, self.game, learner, arm, self.base, grids[learner], self.dev_seeds,
                                           self.budget * mult[learner]) for arm in design.ARMS}

@@ -136,3 +136,51 @@ def impossible_glue(rows) -> dict[str, str]:
               f"whole-game self-play number) and take{'s' if len(some) == 1 else ''} the verdict of the first "
               f"reading in the listed order that the rules allow and that is compared: {_first_allowed(some)}.")
     return {"impossible_every": first, "impossible_some": second}
+
+
+# ----- the last iterate beside the average policy -------------------------------------------------
+def last_iterate_change(study: dict, learner: str, arm: str) -> dict:
+    """The change of the arm's last-iterate exploitability from the paper's budget to the study's largest (chips),
+    paired by seed: mean, 95% t-interval and n, with the seed means at both budgets and the average policy's."""
+    from oscc_core.method.stats import t_interval
+
+    d = study["design"]
+    first, top = str(d["budget"]), str(max(int(b) for b in d["budgets"]))
+    seeds = study["runs"][learner][arm]
+    iv = t_interval([rec[top]["exploitability_last"] - rec[first]["exploitability_last"] for rec in seeds.values()])
+    at = {b: study["summary"][learner][b]["arms"][arm] for b in (first, top)}
+    return {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n,
+            "last": [at[b]["exploitability_last"]["mean"] for b in (first, top)],
+            "average": [at[b]["exploitability_average"]["mean"] for b in (first, top)]}
+
+
+def _direction(change: dict) -> str:
+    if change["low"] > 0:
+        return "rises"
+    if change["high"] < 0:
+        return "falls"
+    return "does not change at 95%"
+
+
+def last_iterate_sentence(study: dict, learner: str = "converging") -> str:
+    """The last iterate beside the average policy for one learner of the study, from its runs: CP-GRPO's seed means
+    of both at the paper's budget and the largest, the last iterate's paired change between them (95% t-interval),
+    and for how many arms the last iterate rises (resolved) while the average policy falls."""
+    d = study["design"]
+    first, top = int(d["budget"]), max(int(b) for b in d["budgets"])
+    arms = [a for a in study["runs"][learner] if str(top) in next(iter(study["runs"][learner][a].values()))]
+    changes = {arm: last_iterate_change(study, learner, arm) for arm in arms}
+    cp = changes["cp_grpo"]
+    rising = [a for a, c in changes.items() if c["low"] > 0 and c["average"][1] < c["average"][0]]
+    text = (f"From {first:,} to {top:,} calls the {learner} learner's CP-GRPO average policy goes from "
+            f"{cp['average'][0]:.3f} to {cp['average'][1]:.3f} chips exploitable, while its last iterate goes from "
+            f"{cp['last'][0]:.3f} to {cp['last'][1]:.3f}: the last iterate {_direction(cp)} (change "
+            f"{cp['mean']:+.3f} chips, 95% interval [{cp['low']:+.3f}, {cp['high']:+.3f}], paired over {cp['n']} "
+            f"seeds). Over the {len(changes)} learned arms the last iterate rises while the average policy falls for "
+            f"{len(rising)}" + (f" ({', '.join(rising)})" if rising else ""))
+    if rising:
+        text += ("; there the iterates themselves do not converge, only their average does, so the study compares "
+                 "average policies (the chapter's checkpoints), and a last iterate is no substitute for one.")
+    else:
+        text += "."
+    return text

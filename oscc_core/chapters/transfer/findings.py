@@ -174,3 +174,66 @@ def impossibility_sentence(combined: dict, range_bound: float) -> str:
             f"{len(contrast)} Kuhn contrast variances exceed the proved maximum of their construction's per-group "
             f"variance at every one of Kuhn's decision points; {over or 'none'} of them "
             f"{'exceeds' if over < 2 else 'exceed'} the bound {range_bound:g} that the range of returns alone sets.")
+
+
+# ----- the Kuhn-tuned control: what causes the plateau -------------------------------------------
+#: A curve counts as a plateau over the study's last tenfold budget when its seed mean falls more slowly than
+#: calls^-PLATEAU_RATE: half the 1/sqrt(calls) rate at which a no-regret learner's average policy converges.
+PLATEAU_RATE = 0.25
+
+
+def _choice(c: dict) -> str:
+    return f"eta {c['eta']:g}, alpha {c['alpha']:g}, kappa {c['kappa']:g}"
+
+
+def _rate(r: float | None) -> str:
+    return "" if r is None else f", falling as calls^-{r:.2f} over the last tenfold budget"
+
+
+def _cause(frozen_rate: float | None, tuned_rate: float | None, tuned_lower: bool) -> str:
+    """Which of transfer and learner the two studies' rates and their paired difference point to."""
+    if frozen_rate is None:
+        return "With a single budget the study cannot say whether either curve plateaus."
+    if frozen_rate >= PLATEAU_RATE:
+        return (f"The frozen operating point does not plateau here (it falls at least as fast as "
+                f"calls^-{PLATEAU_RATE:g}), so there is no plateau to attribute.")
+    if tuned_rate >= PLATEAU_RATE:
+        return ("The plateau is the transfer's, not the learner's: tuned on Kuhn the same learner keeps falling"
+                + (" and ends lower" if tuned_lower else ", though it is not yet resolved lower at the largest budget")
+                + ", so it is the choices frozen on Leduc that stop it.")
+    if tuned_lower:
+        return ("Tuning on Kuhn lowers the plateau but does not remove it: part of it is the transfer's, and the rest "
+                "the learner's on Kuhn at any choice of the rule.")
+    return ("Tuning on Kuhn does not lower it: the plateau is the learner's on Kuhn, not the transfer's; no choice "
+            "the rule can make converges further.")
+
+
+def plateau_sentence(study: dict, literal: dict) -> str:
+    """What causes the frozen operating point's plateau on Kuhn, from the computed outcomes: CP-GRPO's
+    exploitability at the largest budget frozen and Kuhn-tuned, their rates over the last tenfold budget
+    (`kuhn_tuned.decade_rate`, against `PLATEAU_RATE`), the paired difference frozen - tuned (resolved when its
+    95% interval lies above 0), the literal learner at the chapter's budget (`literal`: {arm: interval}), and over
+    all arms where the tuned control is resolved lower."""
+    from oscc_core.chapters.transfer import kuhn_tuned
+
+    tuned, d = study[kuhn_tuned.KEY], study["design"]
+    top, base = max(int(b) for b in d["budgets"]), int(d["budget"])
+    diffs = {arm: kuhn_tuned.paired_difference(study, tuned, arm, top) for arm in study["runs"]}
+    lower = [arm for arm, x in diffs.items() if x["low"] > 0]
+    rates = {name: kuhn_tuned.decade_rate(s, "cp_grpo") for name, s in (("frozen", study), ("tuned", tuned))}
+
+    def at(s: dict, b: int) -> str:
+        return f"{s['summary'][str(b)]['arms']['cp_grpo']['exploitability_average']['mean']:.4f}"
+    cp = diffs["cp_grpo"]
+    first = (f"At {top:,} calls CP-GRPO at the operating point frozen on Leduc ({_choice(study['choices']['cp_grpo'])})"
+             f" is {at(study, top)} chips exploitable{_rate(rates['frozen'])}; tuned on Kuhn by the same rule "
+             f"({_choice(tuned['choices']['cp_grpo'])}) it is {at(tuned, top)}{_rate(rates['tuned'])}; frozen minus "
+             f"tuned is {_interval(cp)} chips, the tuned control lower on {cp['tuned_lower']} of {cp['n']} seeds.")
+    lit = literal.get("cp_grpo")
+    second = "" if lit is None else (
+        f" At the chapter's budget ({base:,} calls) the literal learner is at {lit['mean']:.4f} "
+        f"[{lit['low']:.4f}, {lit['high']:.4f}] ({lit['n']} seeds), the frozen converging one at {at(study, base)} "
+        f"and the tuned one at {at(tuned, base)}.")
+    arms = (f" Over the {len(diffs)} learned arms the Kuhn-tuned control is lower at the largest budget (paired, "
+            f"95%) for {len(lower)}" + (f" ({', '.join(lower)})." if lower else "."))
+    return first + second + " " + _cause(rates["frozen"], rates["tuned"], cp["low"] > 0) + arms

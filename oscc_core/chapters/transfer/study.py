@@ -21,7 +21,11 @@ or runs the whole study and keeps each run's average policy at the largest
 budget as an OpenSpiel-keyed checkpoint (``"kuhn/<arm>/<seed>"``).  The
 study's record drops the learner level of the LearningStudy record:
 ``runs.<arm>.<seed>.<budget>`` and ``summary.<budget>`` (budgets in physical
-calls, as integer-valued keys; exploitability in chips).
+calls, as integer-valued keys; exploitability in chips).  Beside it, under
+``kuhn_tuned``, the Kuhn-tuned control (`kuhn_tuned`): the same learner with
+its choices made on Kuhn's development seeds by the same rule, run on the
+same seeds and budgets; the live rerun covers it too, at its committed
+choices.
 """
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ import json
 import time
 from pathlib import Path
 
-from oscc_core.chapters.transfer import kuhn_facts
+from oscc_core.chapters.transfer import kuhn_facts, kuhn_tuned
 from oscc_core.exact.arm_moments import arm_moments
 from oscc_core.learning import study_design as design
 from oscc_core.learning.arms import get_learner_arm
@@ -123,9 +127,12 @@ def reshape(study: dict, op: OperatingPoint) -> dict:
 def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
     """The Kuhn study at the frozen converging operating point `op`, its tasks sent to the Dask cluster at
     `scheduler` (else `p.scheduler`'s, else a local one of `p.workers`): {"study", "live_check" or None,
-    "checkpoints_file", "seconds", "workers", "ran", "stored"} (module docstring).  Raises StaleStudy when the
-    committed study ran at another operating point."""
+    "checkpoints_file", "seconds", "workers", "ran", "stored"} (module docstring); the study holds the Kuhn-tuned
+    control under "kuhn_tuned" (`kuhn_tuned.run`: tuned and run here, or rerun live at its committed choices), and
+    the live check covers both.  Raises StaleStudy when the committed study ran at another operating point or has
+    no control."""
     where, start, choices = store(p), time.perf_counter(), {LEARNER: op.arm_choices()}
+    control_study = kuhn_tuned.control_design(design_of(p), kuhn_tuned.rule_of(op))    # refuses bad seeds first
     scheduler = scheduler or p.scheduler or None
     workers = p.scheduler or p.workers
     if p.study_file:
@@ -135,52 +142,38 @@ def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
                              f"{committed['operating_point']['digest'][:12]}, but the Leduc study now freezes "
                              f"{op.digest[:12]}: rerun the Kuhn study (python -m oscc_core run transfer -p "
                              f"study_file '' ...).")
+        if kuhn_tuned.KEY not in committed:
+            raise StaleStudy(f"{p.study_file} has no Kuhn-tuned control ('{kuhn_tuned.KEY}'): rerun the Kuhn study "
+                             f"(python -m oscc_core run transfer -p study_file '' ...).")
         live = design_of(p).run(where, choices, p.workers, scheduler)
-        return {"study": committed, "live_check": learning_study.live_check(committed, reshape(live["study"], op)),
+        control = kuhn_tuned.run(control_study, where, p.workers, scheduler, committed[kuhn_tuned.KEY]["choices"])
+        bitwise, why = learning_study.bit_equality_expected(committed)     # the control's manifest is the study's
+        checks = {"frozen": learning_study.live_check(committed, reshape(live["study"], op), bitwise),
+                  kuhn_tuned.KEY: learning_study.live_check(committed[kuhn_tuned.KEY], control["study"], bitwise)}
+        return {"study": committed, "live_check": combined_check(checks, why),
                 "checkpoints_file": Path(p.study_file).with_name(CHECKPOINTS_FILE),
-                "seconds": time.perf_counter() - start, "workers": workers, "ran": live["ran"],
-                "stored": live["stored"]}
+                "seconds": time.perf_counter() - start, "workers": workers, "ran": live["ran"] + control["ran"],
+                "stored": live["stored"] + control["stored"]}
     done = design_of(p).run(where, choices, p.workers, scheduler)
+    control = kuhn_tuned.run(control_study, where, p.workers, scheduler)
     tables = {f"{p.target_game}/{key.split('/', 1)[1]}": (p.target_game, table)
               for key, table in done["tables"].items() if key.startswith(f"{LEARNER}/")}
     path = save_checkpoints(Path(p.out_dir) / CHECKPOINTS_FILE, tables)
-    return {"study": reshape(done["study"], op), "live_check": None, "checkpoints_file": path,
-            "seconds": time.perf_counter() - start, "workers": workers, "ran": done["ran"],
-            "stored": done["stored"]}
+    return {"study": {**reshape(done["study"], op), kuhn_tuned.KEY: control["study"]}, "live_check": None,
+            "checkpoints_file": path, "seconds": time.perf_counter() - start, "workers": workers,
+            "ran": done["ran"] + control["ran"], "stored": done["stored"] + control["stored"]}
 
 
-def top_budget(study: dict) -> int:
-    return max(int(b) for b in study["design"]["recorded_budgets"])
-
-
-def check_checkpoints(result: dict) -> dict:
-    """pyspiel's exploitability of every checkpoint in the study's checkpoints file beside the study's own value
-    at the largest budget (`learning.checkpoints.openspiel_check`; chips)."""
-    study, top = result["study"], str(top_budget(result["study"]))
-    ours = {key: study["runs"][key.split("/")[1]][key.split("/")[2]][top]["exploitability_average"]
-            for key in load_checkpoints(result["checkpoints_file"])}
-    return clean(openspiel_check(result["checkpoints_file"], ours, lambda key: key.split("/")[0]))
-
-
-def checkpoint_contrast(result: dict, root: str) -> dict:
-    """{"kuhn/<arm>/<seed>": the exact budget-1 contrast variance (chips^2) of the arm's construction at `root`
-    with the checkpoint as continuation}, from the checkpoints file read back."""
-    out = {}
-    for key, policy in load_checkpoints(result["checkpoints_file"]).items():
-        game, arm = key.split("/")[:2]
-        coupling = get_learner_arm(arm).coupling_arm
-        out[key] = arm_moments(game, root, policy)[coupling].contrast_var(0, 1)
-    return clean(out)
-
-
-def proved_maxima(root: str) -> dict:
-    """{arm: (its construction, the proved maximum of that construction's per-group budget-1 contrast variance
-    at `root` over every continuation policy, chips^2)} (`kuhn_facts.certified_maxima`)."""
-    out = {}
-    for arm in ARMS:
-        coupling = get_learner_arm(arm).coupling_arm
-        out[arm] = (coupling, kuhn_facts.certified_maxima(root, (coupling,))[coupling]["upper"])
-    return out
+def combined_check(checks: dict, reason: str | None = None) -> dict:
+    """The live check of both studies (`checks`: {"frozen", "kuhn_tuned"}, each `learning_study.live_check`'s,
+    made in the same mode): their records and numbers added, the largest difference of either, whether both
+    agree, and each beside; `reason` says why bit equality is not expected, when it is not."""
+    first = next(iter(checks.values()))
+    return {"records": sum(c["records"] for c in checks.values()),
+            "max_abs_difference": max(c["max_abs_difference"] for c in checks.values()),
+            "mode": first["mode"], "reason": reason, "fields": sum(c["fields"] for c in checks.values()),
+            "fields_within_range": sum(c["fields_within_range"] for c in checks.values()),
+            "agrees": all(c["agrees"] for c in checks.values()), **checks}
 
 
 def write(p, result: dict, check: dict) -> Path | None:
@@ -197,9 +190,15 @@ def write(p, result: dict, check: dict) -> Path | None:
 
 
 def record(result: dict, check: dict, contrast: dict, maxima: dict, leduc: dict, root: str) -> dict:
-    """What the chapter's results file keeps of the study (the runs stay in the study's own file)."""
-    study = result["study"]
-    return clean({"operating_point": study["operating_point"], "leduc_rule_from": leduc["design_from"],
+    """What the chapter's results file keeps of the study and of its Kuhn-tuned control (the runs, and every
+    score the control's tuning tried, stay in the study's own file)."""
+    study, tuned = result["study"], result["study"][kuhn_tuned.KEY]
+    kept = ("eta", "alpha", "kappa", "score", "extensions", "at_edge")
+    control = {"design": tuned["design"], "choices": tuned["choices"], "summary": tuned["summary"],
+               "thresholds": tuned["thresholds"],
+               "tuning": {arm: {k: t[k] for k in kept} for arm, t in (tuned["tuning"] or {}).items()}}
+    return clean({kuhn_tuned.KEY: control, "operating_point": study["operating_point"],
+                  "leduc_rule_from": leduc["design_from"],
                   "design": study["design"], "choices": study["choices"], "summary": study["summary"],
                   "thresholds": study["thresholds"], "live_check": result["live_check"],
                   "checkpoints": {k: check[k] for k in ("file", "max_abs_difference")},

@@ -8,6 +8,7 @@ for contrast variances.
 """
 from __future__ import annotations
 
+from oscc_core.chapters.transfer import kuhn_tuned
 from oscc_core.chapters.transfer.readings import seed_interval
 from oscc_core.chapters.transfer.study import ARMS, TARGET_ARMS, claim_of, top_budget
 from oscc_core.reporting import claims, learning_study
@@ -142,7 +143,9 @@ def glue_values(study: dict, live: dict | None, live_design: tuple, contrast: di
     if live is None:
         rerun = "none: the whole study ran here"
     else:
-        rerun = (f"seeds {', '.join(map(str, seeds))} at {', '.join(f'{m}x' for m in multiples)}; "
+        parts = [live[k]["records"] for k in ("frozen", kuhn_tuned.KEY) if k in live]
+        both = f" ({parts[0]:,} of the frozen study, {parts[1]:,} of the Kuhn-tuned control)" if len(parts) == 2 else ""
+        rerun = (f"seeds {', '.join(map(str, seeds))} at {', '.join(f'{m}x' for m in multiples)}{both}; "
                  f"{learning_study.live_check_text(live)}")
     return {"study_seeds": str(len(d["seeds"])), "study_budgets": ", ".join(f"{b:,}" for b in budgets(study)),
             "study_top": f"{top:,}", "study_cp_first": _cell(cp["first"]), "study_cp_top": _cell(cp["last"]),
@@ -150,3 +153,94 @@ def glue_values(study: dict, live: dict | None, live_design: tuple, contrast: di
             "study_cp_reach": tables.calls_text(reach), "study_live": rerun,
             "study_run": tables.run_text(study.get("run")),
             "study_contrast_largest": f"{max(s['largest'] for s in contrast.values()):.3f}"}
+
+
+# ----- the Kuhn-tuned control ----------------------------------------------------------------------
+CONTROL_TEXT = {"frozen": "frozen on Leduc", kuhn_tuned.KEY: "tuned on Kuhn"}
+
+
+def literal_exploitability(records: dict) -> dict:
+    """{arm: seed mean and 95% t-interval of the exploitability (chips) of the literal learner's Kuhn runs at the
+    chapter's budget} from the chapter's Kuhn records ({arm: {seed: record}})."""
+    from oscc_core.method.stats import t_interval
+
+    out = {}
+    for arm, seeds in records.items():
+        iv = t_interval([rec["exploitability"] for rec in seeds.values()])
+        out[arm] = {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n}
+    return out
+
+
+def control_frame(study: dict):
+    """(arm, operating point) x budgets: the average policy's exploitability, seed mean and 95% t-interval
+    (chips), at the point frozen on Leduc and at the Kuhn-tuned control's, then frozen minus tuned (paired by seed,
+    95% t-interval; the seeds on which the tuned control is lower)."""
+    import pandas as pd
+
+    tuned, rows = study[kuhn_tuned.KEY], {}
+    for arm in ARMS:
+        for name, s in (("frozen", study), (kuhn_tuned.KEY, tuned)):
+            rows[(arm, CONTROL_TEXT[name])] = {tables.budget_label(study["design"], b): _cell(
+                s["summary"][str(b)]["arms"][arm]["exploitability_average"]) for b in budgets(study)}
+        rows[(arm, "frozen - tuned")] = {}
+        for b in budgets(study):
+            d = kuhn_tuned.paired_difference(study, tuned, arm, b)
+            rows[(arm, "frozen - tuned")][tables.budget_label(study["design"], b)] = \
+                f"{_cell(d)} ({d['tuned_lower']}/{d['n']})"
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.names = ["arm", "operating point"]
+    return frame
+
+
+def control_choices_frame(study: dict):
+    """Per arm: eta, alpha and kappa frozen on Leduc beside those the same rule chooses on Kuhn's development seeds,
+    with the Kuhn development score (chips), the choices tried, the grid's extensions and whether the choice
+    still sits at the grid's edge."""
+    tuned = study[kuhn_tuned.KEY]
+    rows = {}
+    for arm in ARMS:
+        f, t = study["choices"][arm], tuned["choices"][arm]
+        rows[arm] = {"Leduc (eta, alpha, kappa)": f"{f['eta']:g}, {f['alpha']:g}, {f['kappa']:g}",
+                     "Kuhn (eta, alpha, kappa)": f"{t['eta']:g}, {t['alpha']:g}, {t['kappa']:g}"}
+        if tuned.get("tuning"):
+            tu = tuned["tuning"][arm]
+            rows[arm].update({"Kuhn dev score (chips)": f"{tu['score']:.4f}", "choices tried": len(tu["grid"]),
+                              "extensions": tu["extensions"], "at the edge": "yes" if tu["at_edge"] else "no"})
+    return _frame(rows, "arm")
+
+
+def plot_control(study: dict, literal: dict):
+    """One panel per learned arm: the average policy's exploitability against physical calls (log-log), seed mean
+    and 95% band, at the operating point frozen on Leduc (solid) and at the Kuhn-tuned control's (dashed); the
+    literal learner at the chapter's budget (its seed mean and 95% interval, black); the paper's Kuhn value
+    (dotted)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
+
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7.2), dpi=100, sharex=True, sharey=True)
+    budget = study["design"]["budget"]
+    for ax, arm in zip(axes.ravel(), ARMS):
+        for name, s, style in (("frozen", study, "-"), (kuhn_tuned.KEY, study[kuhn_tuned.KEY], "--")):
+            tables.plot_arms(ax, {arm: s["runs"][arm]}, complete_only=False)
+            ax.lines[-1].set_linestyle(style)          # the mean line plot_arms just drew
+            ax.lines[-1].set_label(f"converging, {CONTROL_TEXT[name]}")
+        lit = literal.get(arm)
+        if lit is not None:
+            ax.errorbar([budget], [lit["mean"]], yerr=[[lit["mean"] - max(lit["low"], tables.BAND_FLOOR)],
+                                                       [lit["high"] - lit["mean"]]],
+                        fmt="o", color="black", ms=5, capsize=3, label=f"literal ({lit['n']} seeds)")
+        ax.axhline(float(claims.claim(claim_of(arm))), color="grey", ls=":", lw=1, label="paper")
+        ax.axvline(budget, color="grey", lw=0.6)
+        ax.set_title(arm, fontsize=11)
+        ax.xaxis.set_minor_formatter(NullFormatter())      # a study of one decade would label its minor ticks
+        ax.tick_params(labelsize=9)
+        ax.legend(fontsize=9, loc="lower left")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("exploitability (chips)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def control_glue(study: dict) -> dict[str, str]:
+    """The Kuhn-tuned control's numbers the prose quotes, as text: its development seeds."""
+    return {"control_dev_seeds": ", ".join(map(str, study[kuhn_tuned.KEY]["design"]["dev_seeds"]))}
