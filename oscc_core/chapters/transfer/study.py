@@ -176,6 +176,40 @@ def combined_check(checks: dict, reason: str | None = None) -> dict:
             "agrees": all(c["agrees"] for c in checks.values()), **checks}
 
 
+def top_budget(study: dict) -> int:
+    return max(int(b) for b in study["design"]["recorded_budgets"])
+
+
+def check_checkpoints(result: dict) -> dict:
+    """pyspiel's exploitability of every checkpoint in the study's checkpoints file beside the study's own value
+    at the largest budget (`learning.checkpoints.openspiel_check`; chips)."""
+    study, top = result["study"], str(top_budget(result["study"]))
+    ours = {key: study["runs"][key.split("/")[1]][key.split("/")[2]][top]["exploitability_average"]
+            for key in load_checkpoints(result["checkpoints_file"])}
+    return clean(openspiel_check(result["checkpoints_file"], ours, lambda key: key.split("/")[0]))
+
+
+def checkpoint_contrast(result: dict, root: str) -> dict:
+    """{"kuhn/<arm>/<seed>": the exact budget-1 contrast variance (chips^2) of the arm's construction at `root`
+    with the checkpoint as continuation}, from the checkpoints file read back."""
+    out = {}
+    for key, policy in load_checkpoints(result["checkpoints_file"]).items():
+        game, arm = key.split("/")[:2]
+        coupling = get_learner_arm(arm).coupling_arm
+        out[key] = arm_moments(game, root, policy)[coupling].contrast_var(0, 1)
+    return clean(out)
+
+
+def proved_maxima(root: str) -> dict:
+    """{arm: (its construction, the proved maximum of that construction's per-group budget-1 contrast variance
+    at `root` over every continuation policy, chips^2)} (`kuhn_facts.certified_maxima`)."""
+    out = {}
+    for arm in ARMS:
+        coupling = get_learner_arm(arm).coupling_arm
+        out[arm] = (coupling, kuhn_facts.certified_maxima(root, (coupling,))[coupling]["upper"])
+    return out
+
+
 def write(p, result: dict, check: dict) -> Path | None:
     """`06_transfer_study.json` in the output directory when the whole study ran (with the pyspiel check of its
     checkpoints and a manifest: the parameters, the library's source digest; the wall time and workers beside)."""
