@@ -176,8 +176,9 @@ def live_check(committed: dict, live: dict, bitwise: bool | None = None) -> dict
         spread = [s[path[-1]] for s in seeds.values() if isinstance(s, dict) and path[-1] in s]
         for k, v in rec.items():
             values = [float(s[k]) for s in spread if k in s]
-            fields += 1
-            inside += bool(values) and min(values) <= float(v) <= max(values)
+            if values:                         # a budget or arm the committed study did not record has no range
+                fields += 1
+                inside += min(values) <= float(v) <= max(values)
     return {"records": compared, "max_abs_difference": largest, "mode": "bit for bit" if bitwise else
             "within the seeds' range", "reason": why, "fields": fields, "fields_within_range": inside,
             "agrees": largest == 0 if bitwise else inside == fields}
@@ -190,7 +191,8 @@ def live_check_text(live: dict) -> str:
                  f"DIFFERS by up to {live['max_abs_difference']:.1e}")
         return f"compared bit for bit: each of the {live['records']:,} records both hold {found}"
     return (f"compared with the committed seeds' range at the same budget ({live['reason']}, so bit equality "
-            f"is not expected): {live['fields_within_range']:,} of {live['fields']:,} numbers lie within it")
+            f"is not expected): {live['fields_within_range']:,} of {live['fields']:,} numbers lie within it, and "
+            f"the {live['records']:,} records both hold differ by at most {live['max_abs_difference']:.1e}")
 
 
 @contextmanager

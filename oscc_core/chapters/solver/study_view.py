@@ -215,6 +215,6 @@ def glue_values(study: dict, check: dict | None) -> dict[str, str]:
         else:
             out["study_check_difference"] = (
                 f"{largest}; bit equality is not expected here ({check['reason']}), so the check is that "
-                f"{check['fields_within_range']:,} of {check['fields']:,} rerun numbers lie within the "
-                f"committed seeds' range at the same budget")
+                f"{check['fields_within_range']:,} of {check['fields']:,} rerun numbers (those at an arm and "
+                f"budget the committed study recorded) lie within the committed seeds' range at that budget")
     return out
