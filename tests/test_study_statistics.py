@@ -374,9 +374,10 @@ def test_the_solver_chapter_glues_independent_minus_cp_grpo_with_its_seeds_where
 
 def test_the_solver_chapter_glues_the_live_checks_count_and_largest_difference():
     study, _ = _solver_study()
-    assert solver_view.glue_values(study, {"records": 1234, "max_abs_difference": 0.0})["study_check_difference"] == "0"
-    g = solver_view.glue_values(study, {"records": 1234, "max_abs_difference": 2.5e-7})
-    assert (g["study_check_records"], g["study_check_difference"]) == ("1,234", "2.5e-07")
+    exact = {"records": 1234, "max_abs_difference": 0.0, "mode": "bit for bit"}
+    assert solver_view.glue_values(study, exact)["study_check_difference"].startswith("0 (the check is bit for bit")
+    g = solver_view.glue_values(study, {**exact, "max_abs_difference": 2.5e-7})
+    assert g["study_check_records"] == "1,234" and g["study_check_difference"].startswith("2.5e-07 ")
 
 
 def test_the_transfer_chapter_glues_the_difference_at_the_largest_budget_and_the_live_agreement():
@@ -389,13 +390,14 @@ def test_the_transfer_chapter_glues_the_difference_at_the_largest_budget_and_the
                         "seeds": [0, 1, 2]},
              "runs": runs, "summary": out["by_budget"]["converging"], "thresholds": out["thresholds"]["converging"]}
     contrast = {arm: {"largest": 1.0} for arm in values}
-    exact = transfer_view.glue_values(study, {"records": 24, "max_abs_difference": 0.0}, ((1, 2), (1, 10)), contrast)
+    bitwise = {"records": 24, "max_abs_difference": 0.0, "mode": "bit for bit"}
+    exact = transfer_view.glue_values(study, bitwise, ((1, 2), (1, 10)), contrast)
     mean, low, high = reference_interval([b - a for a, b in zip(values["cp_grpo"], values["independent"])])
     assert exact["study_ind_minus_cp_top"] == f"{mean:.4f} [{low:.4f}, {high:.4f}]"
     assert exact["study_cp_lower_top"] == "2 of 3"                       # seed 1 ties
-    assert exact["study_live"].endswith("each of the 24 records both hold agrees exactly")
-    off = transfer_view.glue_values(study, {"records": 24, "max_abs_difference": 3e-4}, ((1, 2), (1, 10)), contrast)
-    assert off["study_live"].endswith("agrees to 3.0e-04")
+    assert exact["study_live"].endswith("compared bit for bit: each of the 24 records both hold agrees exactly")
+    off = transfer_view.glue_values(study, {**bitwise, "max_abs_difference": 3e-4}, ((1, 2), (1, 10)), contrast)
+    assert off["study_live"].endswith("DIFFERS by up to 3.0e-04")
 
 
 # ----- the live check: a rerun against the committed study -----------------------------------------------
