@@ -96,7 +96,7 @@ def test_every_line_has_the_fields():
 def test_the_committed_ledger_shows_what_the_issue_asks():
     lines = by_id(build(REPO_ROOT / "results")[0])
     covariance = json.loads((REPO_ROOT / "results" / "02_covariance.json").read_text())
-    full = covariance["arms"]["full"]["contrast_var"]              # the fixed-root, fully coupled estimate
+    full = covariance["pooled_roots"]["arms"]["full"]["contrast_var"]   # the paper's all-roots reading, pooled
     assert lines["main.cp_grpo_paired.variance"]["ours"] == full
     assert lines["abstract.cp_grpo.contrast_variance"]["ours"] == full
     assert lines["fig_three_seed.mean_difference"]["verdict"] == "inconclusive"
