@@ -22,7 +22,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -30,22 +29,12 @@ from bench_collect_cuda import print_cuda_rates  # noqa: E402
 
 from oscc_core import collect  # noqa: E402
 from oscc_core.engine import fused_cuda  # noqa: E402
-from oscc_core.policy import uniform_policy  # noqa: E402
+from oscc_core.policy import random_policy  # noqa: E402
 
 ARMS = ["independent", "root_only", "continuation_only", "full", "policy_namespace"]
 ROOTS = [("kuhn", ""), ("kuhn", "1"), ("leduc", ""), ("leduc", "2"), ("leduc", "1"), ("leduc", "11|"),
          ("leduc", "121|2")]
 
-
-def random_policy(game: str, seed: int) -> dict:
-    """A tabular policy with unequal probabilities on every legal action."""
-    gen = np.random.default_rng(seed)
-    policy = {}
-    for key, probs in uniform_policy(game).items():
-        legal = np.asarray(probs) > 0
-        weights = np.where(legal, gen.uniform(0.05, 1.0, len(probs)), 0.0)
-        policy[key] = list(weights / weights.sum())
-    return policy
 
 
 def differences(a, b) -> list[str]:

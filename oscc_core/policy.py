@@ -24,6 +24,18 @@ def uniform_policy(game: "str | Game") -> dict[str, list[float]]:
     return table_to_policy(game, uniform_table(game))
 
 
+def random_policy(game: "str | Game", seed: int, low: float = 0.05) -> dict[str, list[float]]:
+    """A policy with unequal probabilities on every legal action: weights uniform on [low, 1) from
+    numpy's generator seeded with `seed`, normalised per information state (tests and engine checks)."""
+    game = get_game(game)
+    gen = np.random.default_rng(seed)
+    table = np.zeros(game.infostates.legal.shape)
+    for row, legal in enumerate(game.infostates.legal.astype(bool)):
+        weights = np.where(legal, gen.uniform(low, 1.0, legal.size), 0.0)
+        table[row] = weights / weights.sum()
+    return table_to_policy(game, table)
+
+
 def uniform_table(game: "str | Game") -> np.ndarray:
     game = get_game(game)
     legal = game.infostates.legal.astype(np.float64)

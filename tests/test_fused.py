@@ -6,22 +6,12 @@ import torch
 from oscc_core import collect
 from oscc_core.engine.fused import moment_sums
 from oscc_core.games import get_game
-from oscc_core.policy import uniform_policy
+from oscc_core.policy import random_policy
 
 ARMS = ["independent", "root_only", "continuation_only", "full", "policy_namespace"]
 CASES = [("leduc", ""), ("leduc", "2"), ("leduc", "1"), ("leduc", "11|"), ("leduc", "121|2"), ("kuhn", ""),
          ("kuhn", "1")]
 
-
-def _random_policy(game_name: str, seed: int) -> dict:
-    """A tabular policy with unequal probabilities on every legal action."""
-    gen = np.random.default_rng(seed)
-    policy = {}
-    for key, probs in uniform_policy(game_name).items():
-        legal = np.asarray(probs) > 0
-        weights = np.where(legal, gen.uniform(0.05, 1.0, len(probs)), 0.0)
-        policy[key] = list(weights / weights.sum())
-    return policy
 
 
 def _both_engines(*args, **kwargs):
@@ -46,7 +36,7 @@ def test_fused_engine_equals_torch_engine_under_uniform_continuation(game, root,
 @pytest.mark.parametrize("game,root", [("leduc", ""), ("leduc", "2"), ("leduc", "21|"), ("kuhn", "")])
 @pytest.mark.parametrize("arm", ["independent", "full"])
 def test_fused_engine_equals_torch_engine_with_a_tabular_policy_and_a_budget(game, root, arm):
-    policy = _random_policy(game, seed=3)
+    policy = random_policy(game, seed=3)
     _assert_same(*_both_engines(game, root, arm, 2_000, seed=12, continuation=policy, device="cpu", budget=3))
 
 

@@ -42,19 +42,6 @@ def _case_id(case) -> str:
     return f"{game}[{root}]-{arm}-{policy}-b{budget}"
 
 
-def _random_policy(game_name: str, seed: int) -> dict:
-    """A tabular policy with unequal probabilities on every legal action."""
-    import numpy as np
-    from oscc_core.policy import uniform_policy
-    gen = np.random.default_rng(seed)
-    policy = {}
-    for key, probs in uniform_policy(game_name).items():
-        legal = np.asarray(probs) > 0
-        weights = np.where(legal, gen.uniform(0.05, 1.0, len(probs)), 0.0)
-        policy[key] = list(weights / weights.sum())
-    return policy
-
-
 def _boundary_policy(game_name: str, arm: str) -> dict:
     """Every information state plays action 0 with probability m / 2**53, m the first policy draw of
     group 0, branch 0, rollout 0 (Kuhn: both actions legal everywhere), so that lane's first
@@ -75,9 +62,9 @@ def _run_case(game_name, root_name, arm_name, policy_name, budget) -> dict:
     from oscc_core.engine.rollout import chance_event_of_nodes, policy_cdf
     from oscc_core.engine.roots import build_root
     from oscc_core.games import get_game
-    from oscc_core.policy import resolve_policy
+    from oscc_core.policy import random_policy, resolve_policy
     game = get_game(game_name)
-    policy = {"uniform": lambda: "uniform", "random": lambda: _random_policy(game_name, seed=5),
+    policy = {"uniform": lambda: "uniform", "random": lambda: random_policy(game_name, seed=5),
               "boundary": lambda: _boundary_policy(game_name, arm_name)}[policy_name]()
     table = resolve_policy(game, policy)
     root = build_root(game, root_name, table)
