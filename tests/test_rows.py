@@ -4,7 +4,11 @@ Paper values come from book/paper_claims.yaml: main.cp_grpo_paired.variance = 18
 main.independent.variance = 41.1158, seat_swap.branch_swap.variance_residual = 1e-12 (printed "< 1e-12"),
 method_obs.observation_audit.opponent_card_exposures = 0.
 """
+import math
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from oscc_core.method.stats import Estimate
 from oscc_core.reporting import claims, rows, tables
@@ -311,3 +315,26 @@ def test_a_quantile_pair_agrees_when_each_paper_end_is_within_five_percent_of_ou
     # ours = paper / 1.052: the paper's end is 5.2% of ours away (4.9% of the paper's): outside
     assert Row.quantile_pair("q", cid, p_lo / 1.052, p_hi).verdict == claims.NOT_REPRODUCED
     assert Row.quantile_pair("q", cid, p_lo / 1.048, p_hi).verdict == claims.REPRODUCED
+
+
+@pytest.mark.parametrize("value, text", [(48.94181554, "48.94"), (0.02924787408, "0.02925"), (61440.0, "61,440"),
+                                         (6.680265476e-06, "6.680e-06"), (-0.5649224863, "-0.5649"),
+                                         (9.99996, "10.00"), (1.0, "1.000"), (3e-13, "0")])
+def test_table_numbers_show_four_significant_figures(value, text):
+    assert tables.significant_text(value) == text
+
+
+def test_an_interval_shows_both_ends_at_the_decimals_of_its_larger_end():
+    assert tables.interval_text(48.550627, 49.355375) == "[48.55, 49.36]"
+    assert tables.interval_text(-0.0334, 0.0243) == "[-0.03340, 0.02430]"
+
+
+@given(st.floats(min_value=1e-4, max_value=1e8, allow_nan=False), st.sampled_from([1, -1]))
+def test_significant_text_keeps_the_value_to_half_a_unit_of_its_last_figure(magnitude, sign):
+    x = sign * magnitude
+    text = tables.significant_text(x)
+    shown = float(text.replace(",", ""))
+    digits = len(text.replace(",", "").replace("-", "").replace(".", "").lstrip("0"))
+    assert digits >= 4
+    last = 10.0 ** (math.floor(math.log10(abs(shown))) - 3)
+    assert abs(shown - x) <= 0.5 * last * (1 + 1e-9)

@@ -1,12 +1,13 @@
 """Paper-beside-reproduction tables: comparison rows with verdicts, and their text rendering.
 
-Table cells are text rounded to a fixed number of decimals, so a rendered
-table is the same on every CPU; residual columns show values below
-`ZERO_TOLERANCE` against that tolerance.
+Comparison cells show numbers to a few significant figures (`significant_text`; the results files keep ten),
+so a rendered table is the same on every CPU; residual columns show values below `ZERO_TOLERANCE` against that
+tolerance.
 """
 from __future__ import annotations
 
 import html
+import math
 
 import pandas as pd
 
@@ -84,6 +85,39 @@ def with_notes(frame: pd.DataFrame, after: int = NOTE_AFTER) -> NotedFrame:
     return out
 
 
+#: Comparison tables show this many significant figures.
+SIGNIFICANT = 4
+#: Outside [1e-4, 1e9) a number is written in scientific notation.
+PLAIN_RANGE = (-4, 9)
+
+
+def _decimals(magnitude: float, significant: int) -> int | None:
+    """Decimals that give `magnitude` (> 0) `significant` figures once rounded; None: scientific notation."""
+    exponent = math.floor(math.log10(float(f"{magnitude:.{significant - 1}e}")))
+    if not PLAIN_RANGE[0] <= exponent < PLAIN_RANGE[1]:
+        return None
+    return max(significant - 1 - exponent, 0)
+
+
+def significant_text(x: float, significant: int = SIGNIFICANT) -> str:
+    """x to `significant` significant figures ("48.94", "0.02925", "61,440", "6.680e-06"); 0 when |x| is below
+    `ZERO_TOLERANCE` (rounding noise, which differs between CPUs)."""
+    if abs(x) < ZERO_TOLERANCE:
+        return "0"
+    decimals = _decimals(abs(x), significant)
+    return f"{x:.{significant - 1}e}" if decimals is None else f"{x:,.{decimals}f}"
+
+
+def interval_text(low: float, high: float, significant: int = SIGNIFICANT) -> str:
+    """An interval with both ends at the decimals that give its larger end `significant` figures."""
+    big = max(abs(low), abs(high))
+    decimals = None if big < ZERO_TOLERANCE else _decimals(big, significant)
+    if decimals is None and big >= ZERO_TOLERANCE:
+        return f"[{low:.{significant - 1}e}, {high:.{significant - 1}e}]"
+    decimals = decimals or 0
+    return f"[{low:,.{decimals}f}, {high:,.{decimals}f}]"
+
+
 def deviation_text(x: float | None, digits: int = 1) -> str:
     """A relative deviation as a signed percentage ("+79.4%", "-3.0%"), or "—" when there is none."""
     if x is None or x != x:
@@ -92,8 +126,9 @@ def deviation_text(x: float | None, digits: int = 1) -> str:
     return "+0.0%" if text == f"-{0:.{digits}f}%" else text
 
 
-def comparison_frame(rows: list[dict], digits: int = 4, drop_empty: bool = False):
-    """A pandas table of comparison rows: floats rounded, counts with separators, known columns first.
+def comparison_frame(rows: list[dict], digits: int = SIGNIFICANT, drop_empty: bool = False):
+    """A pandas table of comparison rows: floats to `digits` significant figures, counts with separators, known
+    columns first.
 
     Every table of rows with a verdict shows the relative deviation (ours / paper - 1, as a signed
     percentage; computed from paper and ours where a row does not carry it) and the declared relation.
@@ -107,9 +142,9 @@ def comparison_frame(rows: list[dict], digits: int = 4, drop_empty: bool = False
         if x is None:
             return "—"
         if isinstance(x, tuple):
-            return f"[{x[0]:.{digits}f}, {x[1]:.{digits}f}]"
+            return interval_text(x[0], x[1], digits)
         if isinstance(x, float):
-            return f"{x:.{digits}f}"
+            return significant_text(x, digits)
         if isinstance(x, int) and not isinstance(x, bool):
             return f"{x:,}"
         return x
