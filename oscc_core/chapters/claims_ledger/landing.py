@@ -11,11 +11,16 @@ landing page.
 from __future__ import annotations
 
 from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS
+from oscc_core.chapters.claims_ledger.key_claims import key_claims_html
 from oscc_core.reporting import tally
 from oscc_core.reporting.findings import RESULTS_KEY, landing_html
 
 #: The chapters whose findings the landing page shows, in book order.
 CHAPTERS = tuple(SECTION_CHAPTERS.values())
+
+
+#: The glue name of the landing page's key-claims table.
+KEY_CLAIMS_GLUE = "landing_key_claims"
 
 
 def glue_name(stem: str) -> str:
@@ -29,9 +34,10 @@ def counts_line(lines: list[dict], section: str) -> str:
 
 
 def landing_values(found: dict[str, dict], lines: list[dict]) -> dict[str, str]:
-    """{glue name: HTML list} for every built chapter that wrote findings into its results file."""
+    """{glue name: HTML}: the key-claims table (`landing_key_claims`, once every key claim has a line) and a list
+    for every built chapter that wrote findings into its results file."""
     sections = {stem: section for section, stem in SECTION_CHAPTERS.items()}
-    out = {}
+    out = {KEY_CLAIMS_GLUE: key_claims_html(lines)}
     for stem in CHAPTERS:
         record = (found.get(stem) or {}).get(RESULTS_KEY)
         if record is None:

@@ -6,7 +6,8 @@ import html
 from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS
 from oscc_core.chapters.claims_ledger.ledger import BASES, STATUSES, VERDICTS, outcome
 from oscc_core.reporting import claims
-from oscc_core.reporting.tables import deviation_text
+from oscc_core.reporting.paper_refs import source_name
+from oscc_core.reporting.tables import deviation_text, interval_text, significant_text
 
 SECTION_ORDER = tuple(SECTION_CHAPTERS)
 
@@ -48,14 +49,14 @@ def section_label(section: str, built: set[str]) -> str:
 
 
 _CSS = """<style>
-.ledger-wrap{max-height:36em;overflow:auto;border:1px solid #ccc}
-.ledger{border-collapse:collapse;font-size:0.78em;width:max-content;max-width:none}
+.ledger-wrap{max-height:36em;overflow-y:auto;border:1px solid #ccc}
+.ledger{border-collapse:collapse;font-size:0.74em;width:100%}
 .ledger th{position:sticky;top:0;background:#f3f3f3}
 .ledger td,.ledger th{border-bottom:1px solid #e5e5e5;padding:2px 4px;vertical-align:top;text-align:left}
-.ledger td{max-width:14em}
-.ledger td.cid{min-width:12em;max-width:16em;overflow-wrap:normal;word-break:normal;font-family:monospace;
-font-size:0.92em}
-.ledger td.why{min-width:22em;max-width:30em}
+.ledger td.q{min-width:10em}
+.ledger td.num{white-space:nowrap}
+.ledger td.why{min-width:15em}
+.ledger small{color:#666}
 .oscc-disagreement{margin:0 0 0.9em 0;font-size:0.9em}
 .oscc-disagreement ul{margin:0.2em 0 0 1.2em;padding:0}
 </style>"""
@@ -65,23 +66,53 @@ _FILTER_BOX = """<p><label>Filter the ledger: <input type="search" id="{id}-q" p
 # The script follows the table: it must find the table's rows when it runs.
 _FILTER_SCRIPT = """<script>(function(){{var q=document.getElementById("{id}-q"),n=document.getElementById("{id}-n"),
 rows=document.querySelectorAll("#{id} tbody tr");function f(){{var t=q.value.toLowerCase(),k=0;
-rows.forEach(function(r){{var s=r.textContent.toLowerCase().indexOf(t)>=0;r.style.display=s?"":"none";if(s)k++;}});
+rows.forEach(function(r){{var s=(r.textContent+" "+r.title).toLowerCase().indexOf(t)>=0;r.style.display=s?"":"none";if(s)k++;}});
 n.textContent=k+" of "+rows.length+" entries";}}q.addEventListener("input",f);f();}})();</script>"""
 
-LEDGER_COLUMNS = ("claim id", "section", "kind", "quantity", "paper", "ours", "95% interval", "deviation",
-                  "verdict or status", "relation", "reason (shortened)", "chapter")
+#: What a reader looks for first (the quantity, the paper's value, ours, the verdict) comes first and the claim id
+#: last; where the paper prints the number, the chapter, the kind and the relation are the row's tooltip (and the
+#: filter box searches them), so that the ledger fits the text column.
+LEDGER_COLUMNS = ("quantity", "paper", "ours [95% interval]", "verdict (deviation)", "why (shortened)", "claim id")
 #: The longest reason a ledger cell shows; the whole reason is its tooltip, in the results file, and, for an
 #: impossible entry, in the list of readings below the ledger.
 SHORT_REASON = 160
 
 
 def _cells(r: dict) -> list[tuple[str, str]]:
-    chapter = r["chapter"] or "—"
+    ours = ours_text(r["ours"])
+    if r.get("interval"):
+        ours += f" {ours_text(r['interval'])}"
+    deviation = deviation_text(r["relative deviation"])
+    verdict = outcome(r) + ("" if deviation == "—" else f" ({deviation})")
+    return [("q", r["quantity"]), ("num", value_text(r["paper"])), ("", ours), ("", verdict), ("why", why(r)),
+            ("cid", r["id"])]
+
+
+def row_title(r: dict) -> str:
+    """The row's tooltip: where the paper prints the number, the chapter (and the row it takes), the kind and the
+    relation the row declares."""
+    chapter = r["chapter"] or "no chapter"
     if r.get("via"):
-        chapter += f" (row of {r['via']})"
-    return [("cid", r["id"]), ("", r["section"]), ("", r["kind"]), ("", r["quantity"]), ("", value_text(r["paper"])),
-            ("", value_text(r["ours"])), ("", value_text(r["interval"])), ("", deviation_text(r["relative deviation"])),
-            ("", outcome(r)), ("", r["relation"] or "—"), ("why", why(r)), ("", chapter)]
+        chapter += f", row of {r['via']}"
+    parts = [f"printed in {printed_in(r['source'])}", chapter, r["kind"]]
+    if r.get("relation"):
+        parts.append(f"relation: {r['relation']}")
+    return " · ".join(parts)
+
+
+def ours_text(x) -> str:
+    """Our value as the tables show it: four significant figures (the results file keeps ten), an interval with
+    both ends at its larger end's decimals, counts whole."""
+    if isinstance(x, float):
+        return significant_text(x)
+    if isinstance(x, (list, tuple)) and len(x) == 2 and all(isinstance(v, float) for v in x):
+        return interval_text(*x)
+    return value_text(x)
+
+
+def printed_in(source: str | None) -> str:
+    """Where the paper prints the number, as its PDF names it ("abstract", "Table 22", "text, section “…”")."""
+    return source_name(source).removeprefix("the paper's ") if source else "—"
 
 
 def why(r: dict) -> str:
@@ -111,7 +142,7 @@ def _cell(css: str, value) -> str:
         return f'<td class="cid">{shown}</td>'
     if css == "why":
         return f'<td class="why" title="{html.escape(text, quote=True)}">{html.escape(shortened(text))}</td>'
-    return f"<td>{html.escape(text)}</td>"
+    return f'<td class="{css}">{html.escape(text)}</td>' if css else f"<td>{html.escape(text)}</td>"
 
 
 def ledger_html(ledger: list[dict], table_id: str = "claims-ledger") -> str:
@@ -121,7 +152,8 @@ def ledger_html(ledger: list[dict], table_id: str = "claims-ledger") -> str:
     shortened in the table (the whole text is the cell's tooltip).
     """
     head = "".join(f"<th>{html.escape(c)}</th>" for c in LEDGER_COLUMNS)
-    body = "\n".join("<tr>" + "".join(_cell(c, v) for c, v in _cells(r)) + "</tr>" for r in ledger)
+    body = "\n".join(f'<tr title="{html.escape(row_title(r), quote=True)}">'
+                      + "".join(_cell(c, v) for c, v in _cells(r)) + "</tr>" for r in ledger)
     return (_CSS + _FILTER_BOX.format(id=table_id) + f'<div class="ledger-wrap"><table class="ledger" id="{table_id}">'
             f"<thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table></div>"
             + _FILTER_SCRIPT.format(id=table_id))
@@ -156,10 +188,11 @@ def disagreements_html(records: list[dict]) -> str:
 
 
 def arms_frame(records: list[dict]):
-    """Contrast variance by arm: ours with its interval, exact, the paper's (ablation table) and the verdict."""
+    """Contrast variance by arm: ours over all roots with its interval and exact value, ours at the root '' alone
+    (sensitivity) with its exact value, the paper's (ablation table) and the verdict."""
     import pandas as pd
 
-    return pd.DataFrame([{"arm": r["arm"], "ours": f"{r['ours']:.4f}",
-                          "95% interval": f"[{r['interval'][0]:.4f}, {r['interval'][1]:.4f}]",
-                          "exact": f"{r['exact']:.4f}", "paper": value_text(r["paper"]), "verdict": r["verdict"],
-                          "claim id": r["claim id"]} for r in records])
+    return pd.DataFrame([{"arm": r["arm"], "paper": value_text(r["paper"]), "ours, all roots": ours_text(r["ours"]),
+                          "95% interval": ours_text(list(r["interval"])), "exact": ours_text(r["exact"]),
+                          "root '' alone": ours_text(r["one root"]), "exact at ''": ours_text(r["one root exact"]),
+                          "verdict": r["verdict"], "claim id": r["claim id"]} for r in records]).set_index("arm")

@@ -1,0 +1,165 @@
+"""The landing page's opening: a three-sentence verdict and a table of the paper's key claims.
+
+Both are written from the ledger's lines and counts alone (the verdicts, our values and intervals, the exact
+values and the relations the rows declared), so they say what the chapters measured and change when a chapter's
+numbers change.  The key claims are the abstract's headline numbers and one claim per later question (learning,
+transfer), chosen by what the paper stresses, not by their verdicts.
+"""
+from __future__ import annotations
+
+import html
+
+from oscc_core.reporting import claims
+from oscc_core.reporting.tables import interval_text, significant_text
+
+#: (claim id, what the row is called on the landing page), in the order of the paper's argument.
+KEY_CLAIMS = (
+    ("abstract.independent.contrast_variance", "Contrast variance, independent rollouts (chips², all roots)"),
+    ("abstract.cp_grpo.contrast_variance", "Contrast variance, full coupling CP-GRPO (chips², all roots)"),
+    ("abstract.cp_grpo.variance_reduction", "Variance reduction by full coupling (%)"),
+    ("abstract.oscc_select.gradient_noise_trace", "Gradient-noise trace of OSCC-Select, three actions"),
+    ("abstract.calibration.certification_rate_2048", "Certification rate, 2,048 calibration groups"),
+    ("measured_solver.cp_grpo_paired.exploitability", "Leduc exploitability of CP-GRPO at the paper's budget (chips)"),
+    ("transfer_text.kuhn.cp_grpo.variance_ratio", "Kuhn: variance ratio of the coupling frozen on Leduc"),
+    ("measured_transfer.kuhn.cp_grpo_paired.contrast_variance", "Kuhn: contrast variance of CP-GRPO (chips²)"),
+)
+#: The key claims the verdict's second and third sentences read.
+REDUCTION, INDEPENDENT, COUPLED = KEY_CLAIMS[2][0], KEY_CLAIMS[0][0], KEY_CLAIMS[1][0]
+LEARNING = KEY_CLAIMS[5][0]
+#: Beyond this factor a deviation reads as "N times", within it as a percentage.
+TIMES_AFTER = 2.0
+
+
+def key_lines(ledger: list[dict]) -> list[dict]:
+    """The ledger's lines of the key claims, in KEY_CLAIMS order; stops on a key claim the ledger lacks."""
+    by_id = {r["id"]: r for r in ledger}
+    missing = [cid for cid, _ in KEY_CLAIMS if cid not in by_id]
+    if missing:
+        raise ValueError(f"key claims missing from the ledger: {', '.join(missing)}.")
+    return [by_id[cid] for cid, _ in KEY_CLAIMS]
+
+
+def number(x) -> str:
+    """A value as the key-claims table shows it (four significant figures; counts whole; none as a dash)."""
+    if x is None or isinstance(x, str):
+        return "—" if x is None else x
+    return f"{x:,}" if isinstance(x, int) and not isinstance(x, bool) else significant_text(float(x))
+
+
+def ours_cell(line: dict) -> str:
+    """Our value with its 95% interval, or alone where it has none (an exact value, a count)."""
+    if line.get("interval") and line.get("ours") is not None:
+        return f"{number(line['ours'])} {interval_text(*line['interval'])}"
+    return number(line["ours"])
+
+
+def deviation_phrase(paper: float, ours: float) -> str:
+    """How far ours lies from the paper's value: "10.2 times the paper's", "33% lower than the paper's", or
+    "the paper's within 5% of ours" (the verdict rule's size test)."""
+    if paper == 0 or ours is None:
+        return "not comparable in size"
+    ratio = ours / paper
+    if ratio >= TIMES_AFTER or 0 < ratio <= 1 / TIMES_AFTER:
+        return f"{significant_text(ratio, 3)} times the paper's"
+    if abs(paper - ours) <= claims.RELATIVE_TOLERANCE * abs(ours):       # the verdict rule's size test
+        return "the paper's within 5% of ours"
+    deviation = ratio - 1
+    return f"{abs(deviation):.0%} {'higher' if deviation > 0 else 'lower'} than the paper's"
+
+
+def size_phrase(line: dict) -> str:
+    """What the size test found: where the paper's value lies against our interval, or ours against the paper's."""
+    paper, interval = line["paper"], line.get("interval")
+    if interval and isinstance(paper, (int, float)):
+        inside = interval[0] <= paper <= interval[1]
+        return f"the paper's value lies {'inside' if inside else 'outside'} our 95% interval"
+    return f"ours is {deviation_phrase(paper, line['ours'])}"
+
+
+def relation_phrase(line: dict) -> str | None:
+    """The relation the paper states, and whether it holds (and is resolved) on our numbers."""
+    if not line.get("relation"):
+        return None
+    if not line.get("relation holds"):
+        return f"“{line['relation']}” fails"
+    resolved = line.get("relation resolved")
+    return f"“{line['relation']}” holds" + ("" if resolved in (None, True) else ", unresolved at 95%")
+
+
+def why(line: dict) -> str:
+    """One line on why the key claim got its verdict, from the ledger line's own fields."""
+    verdict = line.get("verdict")
+    if verdict is None:
+        return "its chapter has not been run"
+    if verdict == claims.NOT_COMPARED:
+        return line.get("reason") or "not compared"
+    if verdict == claims.IMPOSSIBLE:
+        readings = len(line.get("readings") or ()) or 1
+        return (f"the game's rules bound it below the paper's value under {'all ' if readings > 1 else ''}"
+                f"{readings} reading{'s' if readings > 1 else ''} of the quantity its chapter computes")
+    parts = [f"exact {number(line['exact'])}"] if line.get("exact") is not None else []
+    parts.append(size_phrase(line))
+    relation = relation_phrase(line)
+    if relation:
+        parts.append(relation)
+    return "; ".join(parts)
+
+
+def key_claims_html(ledger: list[dict]) -> str:
+    """The key claims as an HTML table: claim | paper | ours [95% interval] | verdict | why (claim id as the
+    claim's tooltip and under it)."""
+    head = "".join(f"<th>{h}</th>" for h in ("claim", "paper", "ours [95% interval]", "verdict", "why"))
+    body = []
+    for (cid, label), line in zip(KEY_CLAIMS, key_lines(ledger)):
+        cells = (f'<td title="{html.escape(cid, quote=True)}">{html.escape(label)}</td>',
+                 f"<td>{html.escape(claims.format_value(line['paper']))}</td>",
+                 f"<td>{html.escape(ours_cell(line))}</td>",
+                 f"<td>{html.escape(line['verdict'] or '—')}</td>", f"<td>{html.escape(why(line))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table class="oscc-key-claims"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table>")
+
+
+def verdict_text(counted: dict, ledger: list[dict]) -> str:
+    """Three sentences: how the paper's measured values fare, what the coupling does to the contrast variance,
+    and what it does for learning, each from the ledger."""
+    return " ".join((counts_sentence(counted), coupling_sentence(ledger), learning_sentence(ledger)))
+
+
+def counts_sentence(counted: dict) -> str:
+    m = counted["measurements"]
+    compared = sum(m.values()) - m[claims.NOT_COMPARED]
+    return (f"Of the {sum(m.values()):,} values the paper measures we compare {compared:,}: "
+            f"{m[claims.REPRODUCED]:,} are reproduced, {m[claims.PARTLY]:,} hold only in direction (the relation "
+            f"the paper states holds, the size does not), {m[claims.NOT_REPRODUCED]:,} are not reproduced, "
+            f"{m[claims.INCONCLUSIVE]:,} are inconclusive and {m[claims.IMPOSSIBLE]:,} are impossible under the "
+            f"game's rules.")
+
+
+def coupling_sentence(ledger: list[dict]) -> str:
+    by_id = {r["id"]: r for r in ledger}
+    red, ind, cp = by_id[REDUCTION], by_id[INDEPENDENT], by_id[COUPLED]
+    if any(r["ours"] is None for r in (red, ind, cp)):
+        return "The covariance chapter has not been run, so the coupling's effect is not stated here."
+    lowers = red["interval"][0] > 0 if red.get("interval") else red["ours"] > 0
+    verb = "lowers" if lowers else "does not resolvably lower"
+    return (f"Coupling the rollouts {verb} the variance of an action contrast: by {number(red['ours'])}% over all "
+            f"roots (exact {number(red['exact'])}%) against the paper's {claims.format_value(red['paper'])}% "
+            f"(independent rollouts {number(ind['ours'])} chips² against the paper's "
+            f"{claims.format_value(ind['paper'])}, full coupling {number(cp['ours'])} against "
+            f"{claims.format_value(cp['paper'])}).")
+
+
+def learning_sentence(ledger: list[dict]) -> str:
+    line = next(r for r in ledger if r["id"] == LEARNING)
+    if line["ours"] is None:
+        return "The solver chapter has not been run, so the learning result is not stated here."
+    if line.get("relation holds") and line.get("relation resolved"):
+        rank = "it is the best learned arm, resolved at 95%"
+    elif line.get("relation holds"):
+        rank = "it is the best learned arm on average, but not resolved at 95%"
+    else:
+        rank = "it is not the best learned arm"
+    return (f"For learning, CP-GRPO's exact Leduc exploitability at the paper's budget is {number(line['ours'])} "
+            f"chips, {deviation_phrase(line['paper'], line['ours'])} {claims.format_value(line['paper'])}, and {rank} "
+            f"({line['verdict']}).")

@@ -1,0 +1,94 @@
+"""The landing page's verdict and key-claims table say what the ledger's lines say, worked by hand."""
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from oscc_core.chapters.claims_ledger import key_claims
+from oscc_core.reporting import claims
+
+
+def _line(**fields) -> dict:
+    base = {"id": "x", "paper": 41.1158, "ours": 48.94181554, "interval": [48.550627, 49.355375], "exact": None,
+            "verdict": "partly", "relation": None, "relation holds": None, "relation resolved": None,
+            "reading": None, "readings": None, "reason": None}
+    return {**base, **fields}
+
+
+def test_every_key_claim_is_an_entry_of_the_claims_file():
+    entries = claims.load_claims()
+    assert all(cid in entries for cid, _ in key_claims.KEY_CLAIMS)
+    assert 6 <= len(key_claims.KEY_CLAIMS) <= 8
+
+
+def test_the_table_stops_on_a_key_claim_missing_from_the_ledger():
+    with pytest.raises(ValueError, match="key claims missing from the ledger"):
+        key_claims.key_lines([_line(id=key_claims.KEY_CLAIMS[0][0])])
+
+
+def test_why_says_the_paper_value_lies_outside_our_interval_and_the_relation_holds():
+    line = _line(exact=48.87879181, relation="paired variance < independent variance", **{"relation holds": True,
+                                                                                          "relation resolved": True})
+    assert key_claims.why(line) == ("exact 48.88; the paper's value lies outside our 95% interval; "
+                                    "“paired variance < independent variance” holds")
+
+
+def test_why_says_inside_when_the_paper_value_is_in_our_interval():
+    assert key_claims.why(_line(paper=48.6, verdict="reproduced")) == "the paper's value lies inside our 95% interval"
+
+
+def test_why_flags_a_relation_that_holds_on_the_estimate_but_is_not_resolved():
+    line = _line(relation="a < b", **{"relation holds": True, "relation resolved": False})
+    assert key_claims.why(line).endswith("“a < b” holds, unresolved at 95%")
+
+
+def test_why_without_an_interval_gives_the_ratio_or_the_percentage():
+    # 1.194 / 0.1184 = 10.08: "10.1 times"; 0.6667 / 0.995 - 1 = -33.0%
+    assert key_claims.why(_line(paper=0.1184, ours=1.194, interval=None)) == "ours is 10.1 times the paper's"
+    assert key_claims.why(_line(paper=0.995, ours=0.6666666667, interval=None)) == "ours is 33% lower than the paper's"
+
+
+def test_an_impossible_key_claim_counts_the_readings_under_which_the_rules_exclude_it():
+    line = _line(verdict=claims.IMPOSSIBLE, readings=[{}, {}, {}])
+    assert "under all 3 readings" in key_claims.why(line)
+
+
+def test_the_counts_sentence_compares_all_but_the_not_compared():
+    counted = {"measurements": {claims.REPRODUCED: 3, claims.INCONCLUSIVE: 1, claims.PARTLY: 4,
+                                claims.NOT_REPRODUCED: 5, claims.IMPOSSIBLE: 2, claims.NOT_COMPARED: 6}}
+    text = key_claims.counts_sentence(counted)
+    assert text.startswith("Of the 21 values the paper measures we compare 15: 3 are reproduced, 4 hold only")
+    assert "5 are not reproduced, 1 are inconclusive and 2 are impossible" in text
+
+
+def test_the_learning_sentence_reads_the_ordering_relation():
+    line = _line(id=key_claims.LEARNING, paper=0.1184, ours=1.194, verdict="not reproduced",
+                 **{"relation holds": True, "relation resolved": False})
+    assert "best learned arm on average, but not resolved at 95%" in key_claims.learning_sentence([line])
+    resolved = {**line, "relation resolved": True}
+    assert "the best learned arm, resolved at 95%" in key_claims.learning_sentence([resolved])
+    assert "is not the best learned arm" in key_claims.learning_sentence([{**line, "relation holds": False}])
+
+
+def test_the_table_prints_the_paper_value_as_printed_and_ours_to_four_figures():
+    ledger = [_line(id=cid, verdict="partly") for cid, _ in key_claims.KEY_CLAIMS]
+    table = key_claims.key_claims_html(ledger)
+    assert table.count("<tr>") == len(key_claims.KEY_CLAIMS) + 1
+    assert "<td>41.1158</td><td>48.94 [48.55, 49.36]</td><td>partly</td>" in table
+
+
+@given(st.floats(0.01, 100.0), st.floats(0.01, 100.0))
+def test_the_deviation_phrase_says_within_five_percent_exactly_when_the_size_test_passes(paper, ours):
+    phrase = key_claims.deviation_phrase(paper, ours)
+    assert ("within 5% of ours" in phrase) == claims.size_agrees(paper, ours)
+
+
+def test_a_key_claim_of_a_chapter_not_run_shows_a_dash_and_says_so():
+    ledger = [_line(id=cid, verdict=None, ours=None, interval=None) for cid, _ in key_claims.KEY_CLAIMS]
+    table = key_claims.key_claims_html(ledger)
+    assert table.count("its chapter has not been run") == len(key_claims.KEY_CLAIMS)
+
+
+def test_the_verdict_names_the_chapter_not_run_instead_of_a_number():
+    ledger = [_line(id=cid, verdict=None, ours=None, interval=None) for cid, _ in key_claims.KEY_CLAIMS]
+    assert key_claims.coupling_sentence(ledger).startswith("The covariance chapter has not been run")
+    assert key_claims.learning_sentence(ledger).startswith("The solver chapter has not been run")
