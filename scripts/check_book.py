@@ -351,15 +351,19 @@ WAIT_JS = """(async () => {
 # A cell's lines: the height of its contents (a Range, padding left out) over its computed
 # line-height; it fails above MAX_CELL_LINES + 0.5. Hidden cells (oscc.js hides the claim-id
 # column when it moves the ids onto their own lines) and cells with an image are skipped.
-TALL_CELLS_JS = r"""(async () => {
-  const MAX = __MAX_CELL_LINES__;
-  const root = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+# The article, with every collapsed section (a <details>, a toggled admonition) opened for measuring; the
+# scripts that use it close them again (`opened`, `shown`).
+OPEN_COLLAPSED_JS = r"""  const root = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
   const opened = [...root.querySelectorAll('details:not([open])')];
   const shown = [...root.querySelectorAll('.toggle-hidden')];
   opened.forEach(d => { d.open = true; });
   shown.forEach(el => el.classList.remove('toggle-hidden'));
   const frame = () => new Promise(r => requestAnimationFrame(() => r()));
-  await frame(); await frame();
+  await frame(); await frame();"""
+
+TALL_CELLS_JS = r"""(async () => {
+  const MAX = __MAX_CELL_LINES__;
+__OPEN_COLLAPSED__
   const collapsed = el => opened.some(d => d.contains(el)) || shown.some(s => s.contains(el));
   const text = el => [...el.childNodes].filter(n => !(n.classList && n.classList.contains('headerlink')))
       .map(n => n.textContent).join('').trim();
@@ -433,18 +437,13 @@ TALL_CELLS_JS = r"""(async () => {
   await frame();
   return JSON.stringify(tables);
 })()"""
+TALL_CELLS_JS = TALL_CELLS_JS.replace("__OPEN_COLLAPSED__", OPEN_COLLAPSED_JS)
 
 # Figures as displayed: every <img> of the article with its rendered and natural width,
 # measured with every collapsed section opened (as TALL_CELLS_JS does, and closed again), and
 # a label for the report (the figure's caption, else its section's heading).
 IMAGES_JS = r"""(async () => {
-  const root = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
-  const opened = [...root.querySelectorAll('details:not([open])')];
-  const shown = [...root.querySelectorAll('.toggle-hidden')];
-  opened.forEach(d => { d.open = true; });
-  shown.forEach(el => el.classList.remove('toggle-hidden'));
-  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
-  await frame(); await frame();
+__OPEN_COLLAPSED__
   const imgs = [...root.querySelectorAll('img')];
   await Promise.all(imgs.map(img => img.decode().catch(() => null)));
   const words = (t, n) => { t = t.replace(/\s+/g, ' ').trim(); return t.length > n ? t.slice(0, n - 1) + '…' : t; };
@@ -465,6 +464,7 @@ IMAGES_JS = r"""(async () => {
   await frame();
   return JSON.stringify(out);
 })()"""
+IMAGES_JS = IMAGES_JS.replace("__OPEN_COLLAPSED__", OPEN_COLLAPSED_JS)
 
 INSPECT_JS = r"""(() => {
   const root = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
