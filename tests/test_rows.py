@@ -338,3 +338,9 @@ def test_significant_text_keeps_the_value_to_half_a_unit_of_its_last_figure(magn
     assert digits >= 4
     last = 10.0 ** (math.floor(math.log10(abs(shown))) - 3)
     assert abs(shown - x) <= 0.5 * last * (1 + 1e-9)
+
+
+def test_a_missing_number_shows_a_dash_and_an_infinite_one_as_inf():
+    assert tables.significant_text(float("nan")) == "—"
+    assert tables.significant_text(float("inf")) == "inf" and tables.significant_text(-float("inf")) == "-inf"
+    assert tables.interval_text(float("-inf"), 2.5) == "[-inf, 2.500]"

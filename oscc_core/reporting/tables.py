@@ -101,7 +101,9 @@ def _decimals(magnitude: float, significant: int) -> int | None:
 
 def significant_text(x: float, significant: int = SIGNIFICANT) -> str:
     """x to `significant` significant figures ("48.94", "0.02925", "61,440", "6.680e-06"); 0 when |x| is below
-    `ZERO_TOLERANCE` (rounding noise, which differs between CPUs)."""
+    `ZERO_TOLERANCE` (rounding noise, which differs between CPUs); a dash for NaN (no value), "inf" as is."""
+    if not math.isfinite(x):
+        return "—" if x != x else f"{x}"
     if abs(x) < ZERO_TOLERANCE:
         return "0"
     decimals = _decimals(abs(x), significant)
@@ -110,6 +112,8 @@ def significant_text(x: float, significant: int = SIGNIFICANT) -> str:
 
 def interval_text(low: float, high: float, significant: int = SIGNIFICANT) -> str:
     """An interval with both ends at the decimals that give its larger end `significant` figures."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return f"[{significant_text(low, significant)}, {significant_text(high, significant)}]"
     big = max(abs(low), abs(high))
     decimals = None if big < ZERO_TOLERANCE else _decimals(big, significant)
     if decimals is None and big >= ZERO_TOLERANCE:
