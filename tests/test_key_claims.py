@@ -92,3 +92,10 @@ def test_the_verdict_names_the_chapter_not_run_instead_of_a_number():
     ledger = [_line(id=cid, verdict=None, ours=None, interval=None) for cid, _ in key_claims.KEY_CLAIMS]
     assert key_claims.coupling_sentence(ledger).startswith("The covariance chapter has not been run")
     assert key_claims.learning_sentence(ledger).startswith("The solver chapter has not been run")
+
+
+def test_within_five_percent_is_five_percent_of_our_value_not_the_papers():
+    # |1.0 - 1.052| = 0.052 <= 0.05 * 1.052 = 0.0526 (ours), but > 0.05 * 1.0 (the paper's)
+    assert key_claims.deviation_phrase(1.0, 1.052) == "the paper's within 5% of ours"
+    # |1.052 - 1.0| = 0.052 > 0.05 * 1.0 (ours): outside, 4.9% lower
+    assert key_claims.deviation_phrase(1.052, 1.0) == "5% lower than the paper's"
