@@ -170,6 +170,25 @@ def plot_paired_difference(study: dict):
     return record_text_sizes(fig)
 
 
+#: The study's figures: glue name -> (file written beside the results, the function that draws it from the study).
+FIGURES = {"fig_solver_study": ("05_solver_study.png", plot_curves),
+           "fig_solver_study_paired": ("05_solver_study_paired.png", plot_paired_difference)}
+
+
+def chapter_glue(p, learning: dict, converging_digest: str) -> dict[str, str]:
+    """Every text the chapter glues about the study: the prose's numbers (`glue_values`), how the committed file
+    was made, the last-iterate sentence, which seeds and budgets ran live, and the converging operating point's
+    digest."""
+    from oscc_core.chapters.solver.findings import last_iterate_sentence   # findings reads this module
+
+    shown = learning["study"]
+    live = (f"{', '.join(map(str, p.study_seeds))} at {', '.join(f'{m}x' for m in p.study_multiples)}"
+            if p.study_file else "none: the whole study ran here")
+    return {**glue_values(shown, learning["live_check"]), "study_run": tables.run_text(shown.get("run")),
+            "study_last_iterate": last_iterate_sentence(shown), "study_live": live,
+            "converging_digest": converging_digest}
+
+
 def _order_relation(entry: dict, arm: str) -> Relation:
     return tables.order_relation(entry, arm, "cp_grpo lowest among learned arms (paired, 95%)")
 
