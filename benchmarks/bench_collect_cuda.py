@@ -10,6 +10,12 @@ continuation, as `bench_collect.py`.  Two figures per side, best of
 - collect: `collect(..., engine="fused")` end to end (chunking, moment
   sums, the copies of the kept columns to the host).
 
+Then one CUDA collection of the largest size again, each library phase
+(the kernel's inputs uploaded, the kernel, the counts, the running sums,
+the pinned host tensors, the copies of the kept columns) timed between two
+device synchronisations: the phases then run one after another, so they
+show where the time goes, beside the same collection's overlapped wall time.
+
     python benchmarks/bench_collect_cuda.py [--groups 4194304 16777216] [--repeats 5]
 
 `bench_collect.py --device cuda` calls `print_cuda_rates` from here.
@@ -22,7 +28,7 @@ import time
 import torch
 
 from oscc_core import collect
-from oscc_core.engine import collector, fused, fused_cuda
+from oscc_core.engine import collector, fused, fused_cuda, gather
 from oscc_core.engine.arms import get_arm
 from oscc_core.engine.rollout import chance_event_of_nodes, policy_cdf
 from oscc_core.engine.roots import build_root
@@ -51,8 +57,7 @@ def time_cuda_kernel(n_groups: int, repeats: int = 5, device: str = "cuda") -> f
     from numba import cuda
     dev = torch.device(device)
     game, root, streams, event, cdf, last_action = _chunk_setup(n_groups, dev)
-    inputs = tuple(fused_cuda._on_device(v) for v in
-                   fused.kernel_inputs(game, root, streams, event, cdf, last_action, streams.groups))
+    inputs = (streams.groups, *fused_cuda.prepare(game, root, streams, event, cdf, last_action))
     outputs = {k: cuda.as_cuda_array(v) for k, v in fused_cuda.device_outputs(n_groups, len(root.actions), dev).items()}
     fused_cuda.launch(inputs, outputs)          # compile and warm up
     cuda.synchronize()
@@ -90,6 +95,64 @@ def time_collect(n_groups: int, device: str, repeats: int = 5) -> float:
     return n_groups * branches / best
 
 
+#: The phases of a CUDA collection: label -> (owner, name) of the library function that runs it.
+PHASES = {"kernel inputs built and uploaded (once)": (fused_cuda, "prepare"),
+          "kernel (launch to finish)": (fused_cuda, "launch"),
+          "per-group draw counts": (collector, "_chunk_counts"),
+          "moment sums and counts added on the GPU": (gather.Accumulator, "add"),
+          "kept columns copied to pinned host memory": (gather.KeptColumns, "add"),
+          "  of which pinned host tensors allocated (once)": (gather.KeptColumns, "allocate"),
+          "wait for the last copy": (gather.KeptColumns, "columns"),
+          "running sums to the host (once)": (gather.Accumulator, "stats")}
+
+
+def _timed(func, label: str, seconds: dict, calls: dict):
+    """`func`, timed from a device synchronisation before to one after, into seconds[label]."""
+    def timed(*args, **kwargs):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        out = func(*args, **kwargs)
+        torch.cuda.synchronize()
+        seconds[label] = seconds.get(label, 0.0) + time.perf_counter() - t0
+        calls[label] = calls.get(label, 0) + 1
+        return out
+    return timed
+
+
+def print_collect_phases(n_groups: int, device: str = "cuda") -> None:
+    """Print where one CUDA `collect(..., engine="fused")` of `n_groups` groups spends its time: each phase
+    (`PHASES`) serialised between device synchronisations, the rest (Python, chunk set-up)
+    as the remainder, and the same collection's wall time with its phases overlapped."""
+    collect(GAME, ROOT, ARM, n_groups, seed=1, device=device, engine="fused")       # warm: compiled, pinned
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    col = collect(GAME, ROOT, ARM, n_groups, seed=1, device=device, engine="fused")
+    torch.cuda.synchronize()
+    overlapped = time.perf_counter() - t0
+    seconds, calls, originals = {}, {}, {label: getattr(*where) for label, where in PHASES.items()}
+    try:
+        for label, (owner, name) in PHASES.items():
+            setattr(owner, name, _timed(originals[label], label, seconds, calls))
+        t0 = time.perf_counter()
+        collect(GAME, ROOT, ARM, n_groups, seed=1, device=device, engine="fused")
+        serial = time.perf_counter() - t0
+    finally:
+        for label, (owner, name) in PHASES.items():
+            setattr(owner, name, originals[label])
+    kept = sum(v.nbytes for v in (col.returns, col.codes, col.own_card, col.public_card))
+    print(f"one collect of {n_groups:,} groups ({-(-n_groups // collector.FUSED_CUDA_CHUNK)} chunks of at most "
+          f"{collector.FUSED_CUDA_CHUNK:,}), {kept / 1e6:,.0f} MB kept: {overlapped * 1e3:8.1f} ms overlapped, "
+          f"{serial * 1e3:8.1f} ms with every phase synchronised:")
+    for label in PHASES:
+        ms = seconds.get(label, 0.0) * 1e3
+        print(f"  {label:<48} {ms:8.1f} ms  ({calls.get(label, 0)} calls)")
+    top = sum(v for k, v in seconds.items() if not k.startswith(" "))
+    print(f"  {'rest (Python, chunk set-up)':<48} {(serial - top) * 1e3:8.1f} ms")
+    copy = seconds.get("kept columns copied to pinned host memory", 0.0)
+    if copy:
+        print(f"  copies: {kept / copy / 1e9:.1f} GB/s (including the allocation)")
+
+
 def print_cuda_rates(group_sizes=(1 << 20, 1 << 22, 1 << 24), repeats: int = 5, cpu_groups: int = 1 << 22,
                      device: str = "cuda") -> None:
     """Print the GPU kernel's and the fused CPU kernel's branch rollouts/s, and their ratios."""
@@ -105,6 +168,7 @@ def print_cuda_rates(group_sizes=(1 << 20, 1 << 22, 1 << 24), repeats: int = 5, 
         print(f"GPU kernel         {n:>10,} groups: kernel {gpu_kernel:14,.0f}/s   collect {gpu_collect:14,.0f}/s   "
               f"ratio to CPU: kernel {gpu_kernel / cpu_kernel:6.1f}x  collect {gpu_collect / cpu_collect:6.1f}x   "
               f"(targets: >= 1e9/s and >= 15x)")
+    print_collect_phases(max(group_sizes), device)
 
 
 def main() -> None:

@@ -164,3 +164,54 @@ def test_collect_is_exported_at_top_level():
 
     assert oscc_core.collect is collector.collect
     assert "collect" in dir(oscc_core)
+
+
+@pytest.mark.parametrize("flush_every", [1, 2])
+def test_folding_the_running_sums_every_few_chunks_changes_nothing(monkeypatch, flush_every):
+    from oscc_core.engine import collector
+    kwargs = {"device": "cpu", "engine": "fused", "keep_draws": True, "budget": 2}
+    folded_at_end = collect("leduc", "2", "independent", 3_000, seed=9, chunk_size=700, **kwargs)
+    monkeypatch.setattr(collector, "chunks_per_flush", lambda *args: flush_every)
+    folded_often = collect("leduc", "2", "independent", 3_000, seed=9, chunk_size=700, **kwargs)
+    assert folded_often.stats == folded_at_end.stats and folded_often.digest == folded_at_end.digest
+    assert folded_often.logical_keys == folded_at_end.logical_keys
+    assert folded_often.physical_draws == folded_at_end.physical_draws
+
+
+def _chunk_of(returns: list[list[int]]) -> dict:
+    counts = {"root": len(returns), "hidden": len(returns), "chance": torch.tensor(1), "policy": torch.tensor(2)}
+    return {"returns": torch.tensor(returns, dtype=torch.int64), "codes": torch.zeros(len(returns), dtype=torch.int8),
+            "_keys": dict(counts), "_draws": dict(counts)}
+
+
+def test_the_accumulator_folds_its_int64_sums_before_they_could_overflow():
+    from oscc_core.engine import gather
+    big = 1 << 14        # contrast 2**15: four groups' fourth powers make 2**62, sixteen overflow int64
+    acc = gather.Accumulator(2, flush_every=1)
+    for _ in range(4):
+        acc.add(_chunk_of([[big, -big]] * 4))
+    stats = acc.stats()
+    assert stats["contrast"]["0-1"] == [16 * (2 * big) ** p for p in (1, 2, 3, 4)]   # the last exact: 2**64
+    assert stats["n"] == 16 and acc.logical == {"root": 16, "hidden": 16, "chance": 4, "policy": 8}
+    assert acc.codes == [16] + [0] * 8 and acc.failures()["ILLEGAL"] == 0
+
+
+def test_the_fold_interval_keeps_every_running_sum_within_int64():
+    from oscc_core.engine import gather
+    from oscc_core.games import get_game
+    leduc = get_game("leduc")
+    every = gather.chunks_per_flush(leduc, 3, 1, 1 << 22)
+    assert every > 1000, "budget 1 on Leduc: the sums reach the host once, at the end"
+    assert gather.chunks_per_flush(leduc, 3, 10_000, 1 << 22) == 1, "large budgets fold every chunk"
+    x = 2 * (13 + int(leduc.tree.depth.max()) + 1) * 3     # max |utility| 13 chips
+    assert every * (1 << 22) * x ** 4 < 2 ** 63
+
+
+@pytest.mark.parametrize("code", ["EARLY_END", "ILLEGAL"])
+def test_failure_counts_gathered_chunk_by_chunk_are_those_of_all_codes(code):
+    from oscc_core.engine.failures import failure_counts
+    from oscc_core.engine.violations import EXAMPLES
+    one, chunked = (collect("leduc", "", "full", 3_000, seed=4, device="cpu", violation=EXAMPLES[code],
+                            chunk_size=size) for size in (3_000, 1_100))
+    assert chunked.failures == one.failures == failure_counts(one.codes)
+    assert chunked.failures[code] > 0

@@ -79,7 +79,7 @@ def test_moment_sums_equal_python_integer_sums_over_valid_groups():
 
 
 def test_device_moment_sums_equal_the_fused_moment_sums_and_python_integer_sums():
-    from oscc_core.engine.collector import device_moment_sums
+    from oscc_core.engine.gather import device_moment_sums
     gen = np.random.default_rng(1)
     returns = torch.as_tensor(gen.integers(-40, 41, size=(3_001, 3)), dtype=torch.int64)
     valid = torch.as_tensor(gen.random(3_001) < 0.8)

@@ -8,6 +8,13 @@ between the GPU kernel, the fused CPU kernel and the torch path (the
 independent engine).  The simulator interprets every thread in Python, so
 each case has few groups.
 
+Further cases run whole multi-chunk collections through the GPU kernel (the
+collector's engine choice pointed at it, on CPU tensors): chunk sizes that
+do not divide the groups, the kernel's inputs prepared once per collection,
+the sums added up across chunks before they reach the host, the kept columns
+copied into host tensors of all groups.  Every field of the collection, its
+digest included, must equal the fused CPU kernel's and the torch path's.
+
 One case sits on a policy threshold: a continuation policy whose first
 cumulative probability is exactly the first policy draw m / 2**53 of group 0,
 branch 0, rollout 0 (the draw computed by `rng`, the torch path's stream
@@ -19,11 +26,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+
+from simulator import simulated_results
 
 GROUPS = 12                     # per case: the simulator runs about a thousand hands a second
 ARMS = ["independent", "root_only", "continuation_only", "full", "policy_namespace"]
@@ -35,6 +42,12 @@ TABULAR_CASES = [("leduc", "", "full", "random", 2), ("leduc", "21|", "independe
 CASES = UNIFORM_CASES + TABULAR_CASES
 COMPARED = ("returns", "codes", "own_card", "public_card", "group_draws", "_draws", "_keys")
 SEED, SPLIT = 21, "audit"
+#: (game, root, arm, policy, budget, groups, GPU chunk size, branch order): whole collections, several chunks
+COLLECT_CASES = [("leduc", "", "full", "uniform", 1, 13, 5, None),
+                 ("kuhn", "1", "independent", "random", 2, 11, 4, [1, 0]),
+                 ("leduc", "2", "root_only", "uniform", 1, 10, 3, [2, 0, 1])]
+COLLECTION_FIELDS = ("returns", "codes", "own_card", "public_card", "group_draws", "stats", "logical_keys",
+                     "physical_draws", "failures", "digest")
 
 
 def _case_id(case) -> str:
@@ -77,24 +90,57 @@ def _run_case(game_name, root_name, arm_name, policy_name, budget) -> dict:
                "torch": collector._collect_chunk(game, root, streams, event, cdf, last_action, None, None, None,
                                                  chance_maps.DEFAULT_MAP)}
 
-    def same(x, y):
-        return torch.equal(x, y) if isinstance(x, torch.Tensor) else x == y
-
     def differ(a, b):
-        return [k for k in COMPARED if not same(a[k], b[k])]
+        return [k for k in COMPARED if not _same(a[k], b[k])]
 
     return {"vs_cpu": differ(engines["cuda"], engines["cpu"]), "vs_torch": differ(engines["cuda"], engines["torch"])}
+
+
+def _same(x, y) -> bool:
+    """Equal tensors (same values, dtype and shape), or equal values; a dict's 0-dim tensors count as ints."""
+    import torch
+    def plain(d):
+        return {k: int(v) if isinstance(v, torch.Tensor) else v for k, v in d.items()}
+    if isinstance(x, dict) and isinstance(y, dict):
+        return plain(x) == plain(y)
+    return torch.equal(x, y) if isinstance(x, torch.Tensor) else x == y
+
+
+def _collect_case_id(case) -> str:
+    game, root, arm, policy, budget, groups, chunk, order = case
+    return f"collect-{game}[{root}]-{arm}-{policy}-b{budget}-{groups}-by-{chunk}" + (f"-order{order}" if order else "")
+
+
+def _run_collect(game_name, root_name, arm_name, policy_name, budget, n_groups, chunk, order) -> dict:
+    """Fields on which a collection through the GPU kernel in chunks of `chunk` differs from the fused CPU
+    kernel's (one chunk) and the torch path's (chunks of chunk + 2), and how often it prepared the kernel's
+    inputs."""
+    from oscc_core.engine import collector, fused_cuda
+    from oscc_core.policy import random_policy
+    kwargs = {"continuation": random_policy(game_name, seed=5) if policy_name == "random" else policy_name,
+              "budget": budget, "branch_order": order, "keep_draws": True, "device": "cpu"}
+    args = (game_name, root_name, arm_name, n_groups, SEED)
+    prepared, real_prepare, real_choose = [], fused_cuda.prepare, collector._choose_engine
+    fused_cuda.prepare = lambda *a: prepared.append(a) or real_prepare(*a)
+    collector._choose_engine = lambda *a: "cuda"      # the GPU kernel (the simulator's) on the CPU's tensors
+    try:
+        gpu = collector.collect(*args, chunk_size=chunk, **kwargs)
+    finally:
+        fused_cuda.prepare, collector._choose_engine = real_prepare, real_choose
+    cpu = collector.collect(*args, engine="fused", **kwargs)
+    torch_path = collector.collect(*args, engine="torch", chunk_size=chunk + 2, **kwargs)
+
+    def differ(a, b):
+        return [k for k in COLLECTION_FIELDS if not _same(getattr(a, k), getattr(b, k))]
+
+    return {"vs_cpu": differ(gpu, cpu), "vs_torch": differ(gpu, torch_path), "prepared": len(prepared),
+            "groups": gpu.stats["groups"]}
 
 
 @pytest.fixture(scope="module")
 def simulated():
     """Every case's comparison, from one child process running the kernel under numba's CUDA simulator."""
-    repo = Path(__file__).resolve().parents[1]
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
-               PYTHONPATH=os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, __file__], env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return simulated_results(__file__, timeout=600)
 
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
@@ -102,6 +148,15 @@ def test_gpu_kernel_equals_the_cpu_engines_bit_for_bit(simulated, case):
     result = simulated[_case_id(case)]
     assert result["vs_cpu"] == [], f"GPU kernel differs from the fused CPU kernel on {result['vs_cpu']}"
     assert result["vs_torch"] == [], f"GPU kernel differs from the torch path on {result['vs_torch']}"
+
+
+@pytest.mark.parametrize("case", COLLECT_CASES, ids=_collect_case_id)
+def test_a_chunked_collection_through_the_gpu_kernel_equals_the_cpu_engines_in_every_field(simulated, case):
+    result = simulated[_collect_case_id(case)]
+    assert result["vs_cpu"] == [], f"GPU-kernel collection differs from the fused CPU kernel's on {result['vs_cpu']}"
+    assert result["vs_torch"] == [], f"GPU-kernel collection differs from the torch path's on {result['vs_torch']}"
+    assert result["groups"] == case[5]
+    assert result["prepared"] == 1, "the kernel's inputs must be uploaded once per collection, not per chunk"
 
 
 def test_the_simulator_ran_the_gpu_kernel_on_the_cuda_target(simulated):
@@ -143,6 +198,7 @@ if __name__ == "__main__":      # the child process: numba.cuda is imported here
     warnings.filterwarnings("ignore", category=RuntimeWarning)   # uint64 hashing wraps by design
     from numba import cuda
     out = {_case_id(c): _run_case(*c) for c in CASES}
+    out.update({_collect_case_id(c): _run_collect(*c) for c in COLLECT_CASES})
     out["_simulator"] = bool(cuda.simulator_enabled if hasattr(cuda, "simulator_enabled") else
                              os.environ.get("NUMBA_ENABLE_CUDASIM") == "1")
     print(json.dumps(out))

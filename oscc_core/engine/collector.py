@@ -21,7 +21,8 @@ from oscc_core.device import resolve_device
 from oscc_core.digest import digest
 from oscc_core.engine import chance_maps, fused, rng
 from oscc_core.engine.arms import Arm, get_arm
-from oscc_core.engine.failures import CODE_OF, OK, failure_counts
+from oscc_core.engine.failures import CODE_OF
+from oscc_core.engine.gather import Accumulator, KeptColumns, chunks_per_flush
 from oscc_core.engine.rollout import chance_event_of_nodes, draw_index, play, policy_cdf
 from oscc_core.engine.roots import Root, build_root
 from oscc_core.games import Game, get_game
@@ -30,7 +31,8 @@ from oscc_core.policy import resolve_policy
 
 DEFAULT_CHUNK = 1 << 17           # groups per torch-path chunk; any value gives identical results
 FUSED_CHUNK = 1 << 20             # groups per fused-kernel call (about 64 bytes each)
-FUSED_CUDA_CHUNK = 1 << 22        # groups per GPU-kernel launch (enough threads to fill a large GPU)
+FUSED_CUDA_CHUNK = 1 << 22        # groups per GPU-kernel launch: fills a large GPU, amortises each chunk's
+                                  # launch and copies, and bounds its device memory (about 1 GB)
 ENGINES = ("auto", "torch", "fused")
 
 
@@ -244,32 +246,28 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, *, continuation
         params["violation"] = violation.name
     if continuation_map != chance_maps.DEFAULT_MAP:      # the default keeps the manifest (and digest) unchanged
         params["continuation_map"] = continuation_map
-    acc = _Accumulator(len(root_obj.actions))
-    parts = []
-    starts = range(0, n_groups, chunk_size)
-    for start in tqdm(starts, disable=not progress, desc=f"{arm_obj.name}", unit="chunk"):
+    branch_ids = None if order is None else torch.tensor(order, dtype=torch.int64, device=dev)
+
+    def streams_at(start: int) -> Streams:
         groups = torch.arange(start, min(start + chunk_size, n_groups), dtype=torch.int64, device=dev)
-        streams = Streams(int(seed), rng.SPLITS[split], groups, arm_obj, len(root_obj.actions), budget,
-                          None if order is None else torch.tensor(order, dtype=torch.int64, device=dev))
-        if kernel is not None:
-            chunk = _fused_chunk(kernel, game, root_obj, streams, event, cdf, last_action)
-        else:
-            chunk_map = chance_map if continuation_map == chance_maps.DEFAULT_MAP else \
-                chance_maps.make_chance_map(continuation_map, streams, event, game.num_cards - 2)
-            chunk = _collect_chunk(game, root_obj, streams, event, cdf, last_action, chunk_map, trace, violation,
-                                   continuation_map)
+        return Streams(int(seed), rng.SPLITS[split], groups, arm_obj, len(root_obj.actions), budget, branch_ids)
+
+    run_chunk = _chunk_function(kernel, game, root_obj, streams_at, event, cdf, last_action, chance_map, trace,
+                                violation, continuation_map)
+    acc = Accumulator(len(root_obj.actions), chunks_per_flush(game, len(root_obj.actions), budget, chunk_size))
+    names = ("returns", "codes", "own_card", "public_card") if keep_returns else ("codes",)
+    kept = KeptColumns(names + (("group_draws",) if keep_draws else ()), n_groups, dev)
+    for start in tqdm(range(0, n_groups, chunk_size), disable=not progress, desc=f"{arm_obj.name}", unit="chunk"):
+        chunk = run_chunk(streams_at(start))
+        kept.add(start, chunk)      # first: the copies to the host start while the sums below run
         acc.add(chunk)
-        kept = ("returns", "codes", "own_card", "public_card") if keep_returns else ("codes",)
-        if keep_draws:
-            kept = kept + ("group_draws",)
-        parts.append({k: chunk[k] for k in kept})
-    cat = {k: (torch.cat([p[k] for p in parts]) if len(parts) > 1 else parts[0][k]).cpu() for k in parts[0]}
+    cat, stats = kept.columns(), acc.stats()
     legal_mask = torch.zeros(game.num_actions, dtype=torch.bool, device="cpu")   # beside the returns, on the host
     legal_mask[list(root_obj.actions)] = True
     return Collection(game=game.name, root=root, arm=arm_obj.name, actions=root_obj.action_names,
                       parameters=params, returns=cat.get("returns"), legal_mask=legal_mask, codes=cat["codes"],
-                      own_card=cat.get("own_card"), public_card=cat.get("public_card"), stats=acc.stats(),
-                      logical_keys=acc.logical, physical_draws=acc.physical, failures=failure_counts(cat["codes"]),
+                      own_card=cat.get("own_card"), public_card=cat.get("public_card"), stats=stats,
+                      logical_keys=acc.logical, physical_draws=acc.physical, failures=acc.failures(),
                       group_draws=cat.get("group_draws"))
 
 
@@ -283,7 +281,8 @@ def _branch_order(branch_order, n: int) -> list[int]:
 
 
 def kept_bytes_per_group(branches: int, keep_returns: bool, keep_draws: bool) -> int:
-    """Memory `collect` keeps per group until it returns (twice the kept columns: parts, then their concatenation)."""
+    """Memory `collect` keeps per group until it returns (twice the kept columns: their host tensors, and as much
+    again for the chunks' own columns on their way there)."""
     per = 1 + (8 * branches + 16 if keep_returns else 0) + (8 if keep_draws else 0)
     return 2 * per
 
@@ -308,11 +307,33 @@ def _choose_engine(engine, device, trace, violation, chance_map, continuation_ma
     return device.type
 
 
-def _fused_chunk(kernel: str, game: Game, root: Root, streams: Streams, event: int, cdf, last_action) -> dict:
-    """`_collect_chunk`'s result computed by a fused kernel, "cpu" or "cuda" (same numbers, same counts)."""
+def _chunk_function(kernel, game: Game, root: Root, streams_at, event: int, cdf, last_action, chance_map, trace,
+                    violation, continuation_map: str):
+    """The per-chunk computation of one collection, `Streams` -> the chunk's results: the fused kernel's
+    (`kernel` "cpu" or "cuda") or the torch path's.  The GPU kernel's inputs other than the group ids are
+    uploaded here, once, from the first chunk's streams (`streams_at(0)`): they do not change between chunks."""
     if kernel == "cuda":
         from oscc_core.engine import fused_cuda
-        out = fused_cuda.collect_chunk(game, root, streams, event, cdf, last_action)
+        inputs = fused_cuda.prepare(game, root, streams_at(0), event, cdf, last_action)
+        return lambda streams: _fused_chunk(kernel, game, root, streams, event, cdf, last_action, inputs)
+    if kernel is not None:
+        return lambda streams: _fused_chunk(kernel, game, root, streams, event, cdf, last_action)
+
+    def torch_chunk(streams: Streams) -> dict:
+        chunk_map = chance_map if continuation_map == chance_maps.DEFAULT_MAP else \
+            chance_maps.make_chance_map(continuation_map, streams, event, game.num_cards - 2)
+        return _collect_chunk(game, root, streams, event, cdf, last_action, chunk_map, trace, violation,
+                              continuation_map)
+    return torch_chunk
+
+
+def _fused_chunk(kernel: str, game: Game, root: Root, streams: Streams, event: int, cdf, last_action,
+                 inputs: tuple | None = None) -> dict:
+    """`_collect_chunk`'s result computed by a fused kernel, "cpu" or "cuda" (same numbers, same counts);
+    `inputs`: the GPU kernel's `fused_cuda.prepare`d inputs (built per chunk when None)."""
+    if kernel == "cuda":
+        from oscc_core.engine import fused_cuda
+        out = fused_cuda.collect_chunk(game, root, streams, event, cdf, last_action, inputs)
     else:
         out = fused.collect_chunk(game, root, streams, event, cdf, last_action)
     counts = _chunk_counts(root, streams, out["chance"], out["chance"], out["decisions"], out["policy_lanes"])
@@ -325,15 +346,17 @@ def _chunk_counts(root: Root, streams: Streams, chance_keys, chance_draws, decis
 
     chance_keys / chance_draws [G]: chance events addressed / uniforms consumed per group
     (they differ only under the relabelled map); decisions [G]: policy draws per group;
-    policy_lanes [G] or int: hands that drew at least one policy action.
+    policy_lanes [G] or 0-dim: hands that drew at least one policy action.  The root and hidden
+    counts are ints; the chance and policy ones (`gather.SUMMED`) are 0-dim int64 tensors where the chunk
+    lies, left there so that nothing waits for the device (`gather.Accumulator` adds them up).
     """
     g, b, _ = streams.lane_shape()
     root_draws, hidden_draws = (2 if root.public_in_root else 1), (1 if streams.arm.share_hidden else b)
     return {"group_draws": root_draws + hidden_draws + chance_draws + decisions,
-            "_draws": {"root": g * root_draws, "hidden": g * hidden_draws, "chance": int(chance_draws.sum()),
-                       "policy": int(decisions.sum())},
+            "_draws": {"root": g * root_draws, "hidden": g * hidden_draws, "chance": chance_draws.sum(),
+                       "policy": decisions.sum()},
             "_keys": {"root": g, "hidden": g if streams.arm.share_hidden else g * b,
-                      "chance": int(chance_keys.sum()), "policy": int(policy_lanes.sum())}}
+                      "chance": chance_keys.sum(), "policy": policy_lanes.sum()}}
 
 
 def _draw_root(root: Root, streams: Streams, dev) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -386,50 +409,3 @@ def _collect_chunk(game: Game, root: Root, streams: Streams, event: int, cdf, la
     counts = _chunk_counts(root, streams, chance_per_group, chance_draws_per_group,
                            lanes.decisions.view(g, b * k).sum(1), (lanes.decisions > 0).sum())
     return {"returns": returns, "codes": codes, "own_card": own, "public_card": public, **counts}
-
-
-def device_moment_sums(returns: torch.Tensor, valid: torch.Tensor) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """`fused.moment_sums` computed where the returns lie (torch int64 ops, exact in any order), with one
-    copy of the reduced sums to the host: (n, sums [B], products [B, B], contrast power sums [pairs, 4])."""
-    b = returns.shape[1]
-    r = returns * valid.view(-1, 1)             # invalid groups add zero to every sum below
-    i, j = torch.triu_indices(b, b, 1, device=returns.device)   # pairs (i, j), i < j, in row order
-    d = r[:, i] - r[:, j]
-    powers = torch.stack([d, d * d, d * d * d, d * d * d * d], dim=2).sum(0)
-    packed = torch.cat([valid.sum().view(1), r.sum(0), (r.unsqueeze(2) * r.unsqueeze(1)).sum(0).view(-1),
-                        powers.view(-1)]).cpu().numpy()
-    return int(packed[0]), packed[1:1 + b], packed[1 + b:1 + b + b * b].reshape(b, b), \
-        packed[1 + b + b * b:].reshape(-1, 4)
-
-
-class _Accumulator:
-    """Exact integer sums over valid groups, added chunk by chunk."""
-
-    def __init__(self, branches: int) -> None:
-        self.b = branches
-        self.groups = self.n = 0
-        self.sum = [0] * branches
-        self.products = [[0] * branches for _ in range(branches)]
-        self.contrast = {f"{i}-{j}": [0, 0, 0, 0] for i in range(branches) for j in range(i + 1, branches)}
-        self.logical = {c: 0 for c in ("root", "hidden", "chance", "policy")}
-        self.physical = dict(self.logical)
-
-    def add(self, chunk: dict) -> None:
-        returns, valid = chunk["returns"], chunk["codes"] == OK
-        n, sums, products, powers = (device_moment_sums if returns.is_cuda else fused.moment_sums)(returns, valid)
-        self.groups += len(chunk["codes"])
-        self.n += n
-        for i in range(self.b):
-            self.sum[i] += int(sums[i])
-            for j in range(self.b):
-                self.products[i][j] += int(products[i, j])
-        for pair, sums_of_pair in enumerate(self.contrast.values()):   # pairs (i, j), i < j, in row order
-            for p in range(4):
-                sums_of_pair[p] += int(powers[pair, p])
-        for c in self.logical:
-            self.logical[c] += chunk["_keys"][c]
-            self.physical[c] += chunk["_draws"][c]
-
-    def stats(self) -> dict:
-        return {"groups": self.groups, "n": self.n, "sum": self.sum, "sum_products": self.products,
-                "contrast": self.contrast}

@@ -21,7 +21,20 @@ FAILURE_CODES = {
 CODE_OF = {name: code for code, (name, _) in FAILURE_CODES.items()}
 
 
+def code_histogram(codes: torch.Tensor) -> torch.Tensor:
+    """Groups per code 0 (OK) .. 8, int64, counted where the codes lie without waiting for a GPU."""
+    size = len(FAILURE_CODES) + 1
+    if not codes.is_cuda:
+        return torch.bincount(codes.to(torch.int64), minlength=size)[:size]
+    # torch's CUDA bincount first copies the codes' min and max to the host: compare with every code instead
+    return (codes.view(-1, 1) == torch.arange(size, dtype=codes.dtype, device=codes.device)).sum(0)
+
+
+def named_failures(histogram) -> dict[str, int]:
+    """Number of groups per failure code name (OK groups are not listed), from `code_histogram`'s counts."""
+    return {FAILURE_CODES[c][0]: int(histogram[c]) for c in FAILURE_CODES}
+
+
 def failure_counts(codes: torch.Tensor) -> dict[str, int]:
     """Number of groups per failure code name (OK groups are not listed)."""
-    counts = torch.bincount(codes.to(torch.int64).cpu(), minlength=len(FAILURE_CODES) + 1)
-    return {FAILURE_CODES[c][0]: int(counts[c]) for c in FAILURE_CODES}
+    return named_failures(code_histogram(codes.cpu()))

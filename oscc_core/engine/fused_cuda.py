@@ -13,9 +13,11 @@ The kernel runs one thread per group: the hands' decisions loop inside the
 thread, nothing synchronises with the host inside the loop, each group's
 sums are reduced in its thread (int64, exact), and the tables are read from
 device memory (small enough to stay in the GPU's caches).  The per-group
-columns stay on the GPU: the collector reduces them there into its moment
-sums (one copy of the reduced sums to the host per chunk) and copies the
-columns it keeps to the host once, at the end.
+columns stay on the GPU: the collector adds them there into running int64
+moment sums and counts (copied to the host once, at the end) and copies the
+columns it keeps into pinned host memory on a side stream, overlapping the
+next chunk's kernel.  Everything but the group ids is uploaded once per
+collection (`prepare`), so a chunk costs one launch and no host sync.
 
 The GPU is used only where `numba.cuda` imports and finds a device
 (`available()`); numba's CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`) runs the
@@ -107,15 +109,45 @@ def _on_device(value):
     return value
 
 
-def launch(inputs: tuple, outputs: dict, threads_per_block: int = THREADS_PER_BLOCK) -> None:
+def _upload(value, device: torch.device | None):
+    """`_on_device(value)`, a NumPy array copied through torch's allocator on a CUDA `device`: one C++ copy,
+    and no numba allocation, whose free would later synchronise the device."""
+    if device is None or not isinstance(value, np.ndarray):
+        return _on_device(value)
+    wide = value.dtype == np.uint64          # copied as its int64 bits: torch's uint64 support is partial
+    array = cuda.as_cuda_array(torch.as_tensor(value.view(np.int64) if wide else value, device=device))
+    return array.view(np.uint64) if wide else array
+
+
+def prepare(game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor) -> tuple:
+    """The kernel's inputs after the group ids (`fused.kernel_inputs[1:]`), in device memory.
+
+    They depend on the game, root, policy, run, split, arm, branches and
+    budget, never on a chunk's groups, so the collector builds and uploads
+    them once per collection: per chunk that saves the tables' rebuild in
+    NumPy and about twenty small synchronous copies.
+    """
+    device = streams.groups.device if streams.groups.is_cuda else None
+    inputs = fused.kernel_inputs(game, root, streams, event, cdf, last_action, None)
+    return tuple(_upload(v, device) for v in inputs[1:])
+
+
+def launch_stream(device: torch.device):
+    """torch's current stream on `device` as a numba launch stream (0, numba's default, for the legacy default
+    stream), so the kernel stays ordered with the torch ops before and after it."""
+    handle = torch.cuda.current_stream(device).cuda_stream
+    return cuda.external_stream(handle) if handle else 0
+
+
+def launch(inputs: tuple, outputs: dict, threads_per_block: int = THREADS_PER_BLOCK, stream=0) -> None:
     """Run the kernel over inputs (`fused.kernel_inputs`, device arrays or host arrays) into the device
-    arrays `outputs` (in `fused.OUTPUTS` order); returns without waiting for the GPU."""
+    arrays `outputs` (in `fused.OUTPUTS` order) on `stream`; returns without waiting for the GPU."""
     n = len(inputs[0])
     threads_per_block = max(1, min(threads_per_block, n))     # a tiny chunk (the simulator's) needs no idle threads
     blocks = max(1, -(-n // threads_per_block))
     with warnings.catch_warnings():     # small chunks leave the GPU idle; numba says so at every launch
         warnings.filterwarnings("ignore", message=".*(occupancy|Grid size)")
-        _kernel()[blocks, threads_per_block](*(_on_device(v) for v in inputs), *outputs.values())
+        _kernel()[blocks, threads_per_block, stream](*(_on_device(v) for v in inputs), *outputs.values())
 
 
 def device_outputs(g: int, b: int, device: torch.device | None) -> dict:
@@ -128,19 +160,21 @@ def device_outputs(g: int, b: int, device: torch.device | None) -> dict:
             for name, (shape, dtype) in shapes.items()}
 
 
-def collect_chunk(game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor) -> dict:
+def collect_chunk(game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor,
+                  inputs: tuple | None = None) -> dict:
     """`fused.collect_chunk`'s per-group results computed by the GPU kernel (bit for bit the same).
 
+    `inputs`: the collection's `prepare`d inputs (built here when None).
     With the chunk's groups on a CUDA device the results stay there as torch
-    tensors (the collector copies what it keeps to the host once, at the
-    end); with CPU groups (numba's simulator) they come back as CPU tensors.
+    tensors, queued on torch's current stream (nothing waits for the GPU);
+    with CPU groups (numba's simulator) they come back as CPU tensors.
     """
     g, b, _ = streams.lane_shape()
     on_gpu = streams.groups.is_cuda
-    inputs = fused.kernel_inputs(game, root, streams, event, cdf, last_action, streams.groups)
+    inputs = prepare(game, root, streams, event, cdf, last_action) if inputs is None else inputs
     outputs = device_outputs(g, b, streams.groups.device if on_gpu else None)
     targets = {k: (cuda.as_cuda_array(v) if on_gpu else cuda.to_device(v)) for k, v in outputs.items()}
-    launch(inputs, targets)
+    launch((streams.groups, *inputs), targets, stream=launch_stream(streams.groups.device) if on_gpu else 0)
     if on_gpu:
         return outputs
     return {k: torch.from_numpy(v.copy_to_host()) for k, v in targets.items()}
