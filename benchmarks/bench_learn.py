@@ -27,14 +27,19 @@ Also prints the iterations per second of one run of the converging learner
 the study's CP-GRPO choice; the same N and E), and the time of one batched iteration of 2 arms x 5 seeds (cp_grpo
 and independent, seeds 13 17 23 29 31) in one `Learners` object.  On the
 CPU, `Learners` takes its fused numba path (`oscc_core.learning.fused`,
-bitwise the same results as the torch path); `--device cuda` times the torch
-path on a GPU and prints each of our three figures as a ratio to the same
-figure of the fused CPU path on this machine (on a machine without CUDA the
+bitwise the same results as the torch path); `--device cuda` times the same
+learners on a GPU (the GPU kernels of `oscc_core.learning.fused_cuda`) and
+prints each of our three figures as a ratio to the same figure of the fused
+CPU path on this machine, then the study's batch: both learners x four arms
+x 30 seeds = 240 runs, one `Learners` per learner for the enumerate and
+sample arms (cp_grpo, independent, grpo: 90 runs on the GPU kernels) and one
+for ppo (30 runs: whole episodes, the torch path), in run-iterations per
+second on CUDA and on this machine's CPU (on a machine without CUDA the
 script says so and exits with status 1).  `--threads N` sets torch's intra-op threads (the few
 remaining torch ops, such as exp, are small).  The ratio comes last.
 
     .venv/bin/python benchmarks/bench_learn.py [--iterations 50] [--openspiel-iterations 10]
-        [--batch-iterations 10] [--repeats 5] [--device cpu] [--threads 0]
+        [--batch-iterations 10] [--repeats 5] [--device cpu] [--threads 0] [--study-iterations 5]
 """
 from __future__ import annotations
 
@@ -59,6 +64,9 @@ LEARNING_RATE = 1.0
 EPSILON = 0.2
 SEED = 13
 BATCH_RUNS = [RunSpec(arm, seed) for arm in ("cp_grpo", "independent") for seed in (13, 17, 23, 29, 31)]
+#: The study's batch (`--device cuda`): both learners x the four learned arms x 30 seeds = 240 runs.
+STUDY_SEEDS = tuple(range(1, 31))
+FUSED_ARMS, EPISODE_ARMS = ("cp_grpo", "independent", "grpo"), ("ppo",)
 TARGET = 150.0
 CONVERGING_CHOICE = {"eta": 128.0, "alpha": 0.5, "kappa": 0.1}     # the study's CP-GRPO choice
 NO_CUDA = "CUDA is not available on this machine, so --device cuda cannot be timed here; use --device cpu."
@@ -204,6 +212,38 @@ def learner_trio(device: str) -> dict[str, Learners]:
                                    learner_schedule(CONVERGING, schedule(), **CONVERGING_CHOICE), device=device)}
 
 
+def study_batch(device: str) -> dict[str, Learners]:
+    """The study's 240 runs on `device`, one `Learners` per learner and kind of arm: the enumerate and sample arms
+    (90 runs: the fused engine of the device) and ppo (30 runs: whole episodes, the torch path on CUDA)."""
+    schedules = {"literal": schedule(), "converging": learner_schedule(CONVERGING, schedule(), **CONVERGING_CHOICE)}
+    return {f"{learner}/{kind}": Learners(GAME, [RunSpec(arm, seed) for arm in arms for seed in STUDY_SEEDS], sched,
+                                          device=device)
+            for learner, sched in schedules.items()
+            for kind, arms in (("fused", FUSED_ARMS), ("ppo", EPISODE_ARMS))}
+
+
+def seconds_per_iteration(learners: Learners, iterations: int) -> float:
+    return 1.0 / rate(synced(learners), iterations)
+
+
+def print_study_batch(gpu: dict[str, Learners], cpu: dict[str, Learners], iterations: int, repeats: int) -> None:
+    """Run-iterations per second of the study's batch on CUDA and on this machine's CPU (best of `repeats`,
+    alternating), for the fused arms alone and for all 240 runs."""
+    best = {side: {k: math.inf for k in gpu} for side in ("cuda", "cpu")}
+    for _ in range(repeats):
+        for side, batch in (("cuda", gpu), ("cpu", cpu)):
+            for k, learners in batch.items():
+                best[side][k] = min(best[side][k], seconds_per_iteration(learners, iterations))
+    for label, keys in (("enumerate and sample arms, 180 runs", [k for k in gpu if k.endswith("fused")]),
+                        ("all four arms, 240 runs", list(gpu))):
+        runs = sum(len(gpu[k].runs) for k in keys)
+        rates = {side: runs / sum(best[side][k] for k in keys) for side in best}
+        print(f"study batch, {label}: CUDA {rates['cuda']:,.0f} run-iterations/s vs fused CPU path "
+              f"{rates['cpu']:,.0f} on this machine: {rates['cuda'] / rates['cpu']:.1f}x (target 20x)")
+    print("  per batch, ms per iteration (CUDA / CPU): " + ", ".join(
+        f"{k} ({gpu[k].engine}) {1e3 * best['cuda'][k]:.1f} / {1e3 * best['cpu'][k]:.1f}" for k in gpu))
+
+
 def synced(learners: Learners):
     """learners.step that returns once the device has finished it."""
     if learners.device.type != "cuda":
@@ -223,6 +263,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--device", default="cpu", help='our learner\'s device ("cuda" where available)')
     parser.add_argument("--threads", type=int, default=0, help="torch intra-op threads (0: torch's default)")
+    parser.add_argument("--study-iterations", type=int, default=5,
+                        help="with --device cuda: timed iterations per repeat of the study's 240-run batch")
     args = parser.parse_args()
     if args.device not in ("cpu", "cuda"):
         sys.exit(f"--device must be 'cpu' or 'cuda', got {args.device!r}.")
@@ -265,6 +307,11 @@ def main() -> None:
         print(f"CUDA ({torch.cuda.get_device_name(0)}) / fused CPU path on this machine: "
               + ", ".join(f"{k} {best[k] / best_cpu[k]:.2f}x ({best[k]:.1f} vs {best_cpu[k]:.1f} iterations/s)"
                           for k in cpu))
+    if cpu:
+        gpu_study, cpu_study = study_batch("cuda"), study_batch("cpu")
+        for learners in (*gpu_study.values(), *cpu_study.values()):    # warm-up, compiling the GPU kernels
+            learners.step()
+        print_study_batch(gpu_study, cpu_study, args.study_iterations, args.repeats)
     print(f"target: ours / OpenSpiel >= {TARGET:.0f}x")
     print(f"ratio {best['ours'] / best['openspiel']:.1f}x")
 

@@ -115,6 +115,26 @@ def learners(device) -> dict:
     return out
 
 
+def learners_fused(device) -> dict:
+    """The enumerate and sample arms of both learners on the device's fused engine ("auto": the CPU kernels on the
+    CPU, the GPU kernels on CUDA), with and without a budget, a snapshot restored on the way."""
+    out = {}
+    runs = [RunSpec(a, s) for a in ("cp_grpo", "independent", "grpo", "uniform") for s in SEEDS]
+    for learner in (LITERAL, CONVERGING):
+        for budget in (None, 150):
+            base = Schedule(**{**SMALL.as_dict(), "budget": budget, "iterations": 4})
+            ls = Learners("leduc", runs, learner_schedule(learner, base, eta=4.0, alpha=0.5, kappa=0.1), device=device)
+            ls.step()
+            snapshot = ls.snapshot()
+            ls.step()
+            ls.restore(snapshot)
+            for _ in range(2):
+                ls.step()
+            out.update(_learner_state(ls, f"{learner}/{budget}/"))
+            out[f"{learner}/{budget}/average"] = ls.average_tables()
+    return out
+
+
 # ----- one small call of each chapter's core computation that takes a device ----------------------------------
 def chapter_covariance(device) -> dict:
     from oscc_core.chapters.covariance.paired_audit import paired_audit
@@ -162,7 +182,7 @@ def chapter_transfer(device) -> dict:
     return {"returns": returns, "own": own, "public": pub, "valid": valid, "n": n}
 
 
-CASES = {"collector": collector, "01_contract": violations, "learners": learners,
+CASES = {"collector": collector, "01_contract": violations, "learners": learners, "learners_fused": learners_fused,
          "02_covariance": chapter_covariance, "03_gradient_noise": chapter_gradient_noise,
          "04_selector": chapter_selector, "05_solver": chapter_solver, "06_transfer": chapter_transfer}
 

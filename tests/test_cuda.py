@@ -27,3 +27,9 @@ def test_ordered_index_add_on_cuda_is_the_cpus_index_add():
     expected = target.clone().index_add_(0, index, source)
     got = ordered_index_add(target.cuda(), index.cuda(), source.cuda()).cpu()
     assert got.numpy().tobytes() == expected.numpy().tobytes()
+
+
+def test_on_cuda_the_enumerate_and_sample_arms_run_on_the_gpu_kernels():
+    from oscc_core.learning.loop import Learners, RunSpec, Schedule
+    learners = Learners("leduc", [RunSpec("cp_grpo", 1), RunSpec("grpo", 1)], Schedule(iterations=1), device="cuda")
+    assert learners.engine == "fused_cuda", "numba-cuda missing? the learners fell back to the torch path"

@@ -76,7 +76,7 @@ def test_the_torch_step_pulls_first_and_moves_the_magnet_after():
 
 
 def test_the_fused_kernel_pulls_first_moves_the_magnet_after_and_counts_only_kept_draws():
-    from oscc_core.learning import fused_kernels as kernels
+    from oscc_core.learning import fused as kernels
 
     flat, magnet = np.array([THETA]), np.array([MAGNET])
     points = np.zeros((1, 2 * K), dtype=np.int64)            # 2K draws of the one state; the budget kept K

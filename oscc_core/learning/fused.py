@@ -32,7 +32,7 @@ import torch
 
 from oscc_core.device import HOST
 from oscc_core.engine import rng
-from oscc_core.engine.fused import _U, _game_arrays
+from oscc_core.engine.fused import _U, _game_arrays, _jit as jit
 from oscc_core.exact.sequence_form import EMPTY_SEQUENCE, sequence_form
 from oscc_core.fixed_math import exp_rows
 from oscc_core.games import CHANCE, Game
@@ -60,14 +60,136 @@ def game_data(game: Game) -> dict:
     data = dict(_game_arrays(game))
     data.update(
         plan=np.array(plan, dtype=np.int64).reshape(-1, 4), parent_seq=sf.parent_seq.astype(np.int64),
-        num_sequences=sf.num_sequences, h_info=h.infostate.astype(np.int64),
-        h_card=h.opponent_card.astype(np.int64), h_own=h.own_sequence.astype(np.int64),
+        num_sequences=sf.num_sequences, h_own=h.own_sequence.astype(np.int64),
         h_opp=h.opponent_sequence.astype(np.int64), chance=float(h.chance),
-        info_legal=np.ascontiguousarray(info.legal), info_node=info.node.astype(np.int64),
-        info_player=info.player.astype(np.int64), info_card=info.card.astype(np.int64),
+        **law_cells(h.infostate, h.opponent_card, len(info), game.num_cards),
+        level_starts=_level_starts(sf, game.num_actions), info_legal=np.ascontiguousarray(info.legal),
+        info_node=info.node.astype(np.int64), info_player=info.player.astype(np.int64),
+        info_card=info.card.astype(np.int64),
         info_public=info.public_card.astype(np.int64), steps=int(game.tree.depth.max()) + 1,
         has_chance=bool((game.tree.player == CHANCE).any()), event=_U(continuation_event(game) & rng.MASK64))
     return data
+
+
+def prefix_columns(seeds: torch.Tensor, split: int) -> tuple[np.ndarray, ...]:
+    """[R] uint64 key states after (run, split) of the root, hidden, chance and policy namespaces, one array per
+    namespace, for the runs' `seeds`."""
+    table = np.array([[rng.derive_key_reference_prefix(ns, run=int(seed), split=split) & rng.MASK64
+                       for ns in _NAMESPACES] for seed in seeds.tolist()], dtype=np.uint64).reshape(-1, 4)
+    return tuple(np.ascontiguousarray(table[:, j]) for j in range(4))
+
+
+def kernel_tables(game: Game) -> tuple[tuple, tuple, tuple]:
+    """The kernels' static tuples of a game (`fused_kernels`): sequence form and decision histories ("sf"),
+    information states ("info") and the tree ("tree"), as NumPy arrays and scalars."""
+    d = game_data(game)
+    sf = (d["plan"], d["parent_seq"], d["cell_start"], d["cell_hist"], d["h_own"], d["h_opp"], d["chance"])
+    info = (d["info_node"], d["info_player"], d["info_card"], d["info_public"], len(game.infostates))
+    tree = (d["steps"], game.num_cards, d["has_chance"], d["player"], d["chance_child"], d["child"], d["legal"],
+            d["info_index"], d["utility"])
+    return sf, info, tree
+
+
+def law_cells(infostate: np.ndarray, card: np.ndarray, n_info: int, n_cards: int) -> dict:
+    """The decision law's cells (information state, opponent card) as lists of their histories in history order:
+    cell_hist[cell_start[c]:cell_start[c + 1]] are cell c = state * n_cards + card's histories."""
+    cells = infostate.astype(np.int64) * n_cards + card.astype(np.int64)
+    order = np.argsort(cells, kind="stable")
+    start = np.zeros(n_info * n_cards + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cells, minlength=n_info * n_cards), out=start[1:])
+    return {"cell_start": start, "cell_hist": order.astype(np.int64)}
+
+
+def _level_starts(sf, num_actions: int) -> np.ndarray:
+    """Boundaries in the plan (`game_data`) of each (player, own level) block: a block's sequences have their
+    parents in earlier blocks, so the blocks can be filled one after another, each in any order."""
+    sizes = [(level.stop - level.start) * num_actions for ps in sf.players for level in ps.level_slices]
+    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+# ----- the CPU kernels: `fused_kernels`' per-item functions looped over rows, runs and points ------------------
+@jit()
+def changed_rows(flat_bits, prev_bits, known, rows):
+    """Table rows whose logits differ bit for bit from `prev` (all rows unless `known`), copied into `prev`.
+
+    Only these rows' pi_t can differ from the last step's, so only they go
+    through exp again.  Also says whether any logit is -0.0 (an untouched
+    row's `logit + rate * 0` would turn it into +0.0).
+    """
+    count, negative_zero = 0, False
+    for row in range(flat_bits.shape[0]):
+        same = known
+        for a in range(flat_bits.shape[1]):
+            same = same and flat_bits[row, a] == prev_bits[row, a]
+            negative_zero = negative_zero or flat_bits[row, a] == k._NEGATIVE_ZERO
+        if not same:
+            rows[count] = row
+            count += 1
+            for a in range(flat_bits.shape[1]):
+                prev_bits[row, a] = flat_bits[row, a]
+    return count, negative_zero
+
+
+@jit()
+def law_and_points(active, expd, rows, count, legal, n_info, behaviour, cdf, last, cumulative, sf, x,
+                   weights, per_state, root_prefix, tag_group, base, points, law):
+    """Per active run: pi_t (`behaviour`, its rows `rows[:count]` renewed from their exp `expd`), its draw
+    thresholds (`stacked_cdf`), then `_run_law`."""
+    k._softmax_rows(expd, legal, n_info, rows, count, behaviour)
+    for j in range(count):
+        k._draw_thresholds(behaviour, rows[j], cdf, last)
+    for r in range(active.shape[0]):
+        if active[r]:
+            k._run_law(r, n_info, behaviour, cumulative, sf, x, weights, per_state, root_prefix, tag_group, base,
+                       points, law)
+
+
+@jit()
+def collect(kind, active, runs, group_size, budget, keys, law, info, tree, counts, spent, scratch_i, scratch_u,
+            scratch_f, terms, touched, rows_u, costs):
+    """Lanes, play, returns and surrogate terms of every active enumerate/sample run (`_collect_point`).
+
+    Runs are taken kind by kind (enumerate, then sample), each in row order,
+    and a run's terms in (group, slot) order, as `Terms.cat` orders them;
+    the hidden-draw scratch row of a point is its table row.  Returns (terms,
+    touched rows).
+    """
+    points, info_node, n_info, legal = keys[6], info[0], info[4], tree[6]
+    n_terms, n_rows = 0, 0
+    for wanted in (k.ENUMERATE_KIND, k.SAMPLE_KIND):
+        for r in range(kind.shape[0]):
+            if kind[r] != wanted or not active[r]:
+                continue
+            sample = wanted == k.SAMPLE_KIND
+            width = group_size if sample else legal.shape[1]
+            for n in range(points.shape[1]):
+                costs[n] = k._point_cost(sample, group_size, legal, info_node[points[r, n]])
+            kept = k._kept_points(r, costs, points.shape[1], budget, counts, spent)
+            per_run = np.float64(max(kept, 1))
+            for n in range(kept):
+                row = r * n_info + points[r, n]
+                wrote = k._collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, scratch_i,
+                                         scratch_u, scratch_f, row, counts, r, terms, n_terms)
+                n_terms += wrote
+                if wrote > 0:
+                    n_rows = k._touch(row, touched, rows_u, n_rows)
+    return n_terms, n_rows
+
+
+@jit()
+def epoch(fresh, expd, rows_u, n_rows, touched, probs, legal, n_info, terms, n_terms, grad, flat, rate, upper, lower,
+          counts, shifted, every_row):
+    """`_epoch_body` over every term and (with `every_row`) every table row."""
+    k._epoch_body(fresh, expd, rows_u, n_rows, touched, probs, legal, n_info, terms, 0, n_terms, grad, flat, rate,
+                  upper, lower, counts, shifted, every_row, 0, flat.shape[0])
+
+
+@jit()
+def pull_and_magnet(flat, magnet, points, kept, active, n_info, alpha, rates, n, kappa, counts):
+    """`_pull_run` of every active run (kept [R]: its decision points in this iteration's update)."""
+    for r in range(active.shape[0]):
+        if active[r]:
+            k._pull_run(r, flat, magnet, points, kept[r], n_info, alpha, rates[r], n, kappa, counts)
 
 
 class FusedStep:
@@ -96,7 +218,7 @@ class FusedStep:
         self.x, self.weights = np.empty(d["num_sequences"]), np.zeros((rows, c))
         self.per_state = np.empty(n_info)
         self.hid_cum, self.hid_last = np.zeros((rows, c)), np.zeros(rows, np.int64)
-        self.points = np.zeros((r, s.decision_points), np.int64)
+        self.points, self.costs = np.zeros((r, s.decision_points), np.int64), np.zeros(s.decision_points, np.int64)
         self.law = DECISION_LAWS.index(s.decision_law)      # the kernels' `*_LAW` code
         self.scratch_i, self.scratch_u = np.zeros((7, width), np.int64), np.zeros((1, width), np.uint64)
         self.scratch_f = np.zeros((2, width))
@@ -108,6 +230,9 @@ class FusedStep:
         self._rates_now, self._rates_at, self._rates_finite = np.empty(0), None, True
         self._viewed, self._view_arrays = None, None
         self.base = np.empty(r, np.int64)
+        self.runs = (self.share_hidden, self.share_chance, self.updates)
+        self.terms = (self.t_row, self.t_action, self.t_weight, self.t_adv, self.t_pi0)
+        self.sf, self.info, self.tree = kernel_tables(game)
         self._link_ledger()
 
     def _link_ledger(self) -> None:
@@ -117,14 +242,10 @@ class FusedStep:
         self.learners.ledger.counts = {f: self.block_t[i] for i, f in enumerate(FIELDS)}
         self.block = self.block_t.numpy()
 
-    def _prefix_table(self, split: int) -> tuple[np.ndarray, np.ndarray]:
-        """([R] root, [R, 3] hidden, chance and policy) key states after (run, split) of the four namespaces, as
-        the kernels take them (cached per split)."""
+    def _prefix_table(self, split: int) -> tuple[np.ndarray, ...]:
+        """`prefix_columns` of the runs (cached per split)."""
         if split not in self._prefixes:
-            table = np.array(
-                [[rng.derive_key_reference_prefix(ns, run=int(seed), split=split) & rng.MASK64 for ns in _NAMESPACES]
-                 for seed in self.learners.seeds.tolist()], dtype=np.uint64).reshape(-1, 4)
-            self._prefixes[split] = (table[:, 0].copy(), np.ascontiguousarray(table[:, 1:]))
+            self._prefixes[split] = prefix_columns(self.learners.seeds, split)
         return self._prefixes[split]
 
     def _views(self) -> tuple[np.ndarray, np.ndarray]:
@@ -159,29 +280,25 @@ class FusedStep:
             base.fill(L.iteration * n)
         else:
             base = np.ascontiguousarray(group_base.cpu().numpy(), dtype=np.int64)
-        root_prefix, branch_prefixes = self._prefix_table(split)
+        root_prefix, hidden_p, chance_p, policy_p = self._prefix_table(split)
         rates = self._rates()
-        n_changed, negative_zero = k.changed_rows(flat.view(np.int64), self.prev_bits, self.known, self.changed)
+        n_changed, negative_zero = changed_rows(flat.view(np.int64), self.prev_bits, self.known, self.changed)
         self.known = True
         groups_before = self.block[k.GROUPS].copy()
         draws.fill(0)
         k.shift_rows(flat, d["info_legal"], n_info, self.changed, n_changed, self.shifted)
         self._exp(n_changed)
-        k.law_and_points(active, self.expd, self.changed, n_changed, d["info_legal"], n_info, self.behaviour,
-                         self.cdf, self.last,
-                         L.cumulative, d["plan"], self.x, d["parent_seq"], d["h_info"], d["h_card"], d["h_own"],
-                         d["h_opp"], d["chance"], self.weights, self.per_state, root_prefix, _TAGS[0],
-                         base, self.points, self.law)
+        law_and_points(active, self.expd, self.changed, n_changed, d["info_legal"], n_info, self.behaviour,
+                         self.cdf, self.last, L.cumulative, self.sf, self.x, self.weights, self.per_state, root_prefix,
+                         _TAGS[0], base, self.points, self.law)
         self.touched[:] = False
         budget = -1 if s.budget is None else int(s.budget)
-        n_terms, n_rows = k.collect(
-            self.kind, active, self.share_hidden, self.share_chance, self.updates, s.group_size, budget, n_info,
-            self.points, base, branch_prefixes, _TAGS, d["event"], self.weights,
-            self.hid_cum, self.hid_last, self.behaviour, self.cdf, self.last, d["info_node"], d["info_player"],
-            d["info_card"], d["info_public"], d["steps"], L.game.num_cards, d["has_chance"], d["player"],
-            d["chance_child"], d["child"], d["legal"], d["info_index"], d["utility"], self.block, spent,
-            self.scratch_i, self.scratch_u, self.scratch_f, self.t_row, self.t_action, self.t_weight, self.t_adv,
-            self.t_pi0, self.touched, self.rows_u)
+        n_terms, n_rows = collect(
+            self.kind, active, self.runs, s.group_size, budget,
+            (hidden_p, chance_p, policy_p, _TAGS, d["event"], base, self.points),
+            (self.weights, self.hid_cum, self.hid_last, self.behaviour, self.cdf, self.last), self.info, self.tree,
+            self.block, spent, self.scratch_i, self.scratch_u, self.scratch_f, self.terms, self.touched, self.rows_u,
+            self.costs)
         if self.has_episodes and bool((active & (self.kind == k.OTHER_KIND)).any()):
             L._update(self._with_episodes(n_terms, active, base, split))
         else:
@@ -189,7 +306,7 @@ class FusedStep:
             self._epochs(flat, n_terms, n_rows, every_row, rates)
         if s.proximal:
             kept = np.where(self.kind == k.OTHER_KIND, 0, self.block[k.GROUPS] - groups_before)
-            k.pull_and_magnet(flat, L.magnet.view(-1, a).numpy(), self.points, kept, active, n_info,
+            pull_and_magnet(flat, L.magnet.view(-1, a).numpy(), self.points, kept, active, n_info,
                               float(s.proximal_alpha), rates, n, float(s.proximal_kappa),
                               draws)
         self.block[k.ITERATIONS] += active
@@ -208,10 +325,9 @@ class FusedStep:
         for e in range(s.epochs):
             if e:
                 self._exp(n_rows)
-            k.epoch(e > 0, self.expd, self.rows_u, n_rows, self.touched, self.probs if e else self.behaviour,
-                    d["info_legal"], n_info, self.t_row, self.t_action, self.t_weight, self.t_adv, self.t_pi0,
-                    n_terms, self.grad, flat, rates, 1 + s.epsilon, 1 - s.epsilon, self.block,
-                    self.shifted, every_row)
+            epoch(e > 0, self.expd, self.rows_u, n_rows, self.touched, self.probs if e else self.behaviour,
+                    d["info_legal"], n_info, self.terms, n_terms, self.grad, flat, rates, 1 + s.epsilon,
+                    1 - s.epsilon, self.block, self.shifted, every_row)
 
     def _with_episodes(self, n_terms: int, active: np.ndarray, base: np.ndarray, split: int) -> Terms:
         """The fused terms followed by the PPO runs' terms from the torch path (`Learners._collect_kind`)."""

@@ -29,9 +29,12 @@ the first iteration whose next group would pass it (so its realised calls
 fall short of the budget by less than one group's calls); every count is in
 the run's `Ledger`.
 
-Two engines compute the iteration: "torch" (tensor operations, the
-reference and the CUDA path) and "fused" (`learning.fused`: compiled CPU
-kernels, bitwise the same numbers); "auto" picks fused on the CPU.
+Three engines compute the iteration, bitwise the same numbers: "torch"
+(tensor operations on any device, the reference), "fused" (`learning.fused`:
+compiled CPU kernels) and "fused_cuda" (`learning.fused_cuda`: the same
+kernels' source compiled for the GPU, for batches without ppo runs); "auto"
+picks fused on the CPU and fused_cuda on CUDA where numba's CUDA target is
+installed.
 """
 from __future__ import annotations
 
@@ -106,7 +109,7 @@ class RunSpec:
         return f"{self.arm}/{self.seed}"
 
 
-ENGINES = ("auto", "torch", "fused")
+ENGINES = ("auto", "torch", "fused", "fused_cuda")
 
 
 class Learners:
@@ -124,7 +127,7 @@ class Learners:
         self.values = torch.zeros(shape[:2], dtype=torch.float64, device=self.device) if values is None else values
         self.magnet = torch.zeros(shape, dtype=torch.float64, device=self.device)     # logits of the pull's magnet
         self.draws = torch.zeros(shape[:2], dtype=torch.float64, device=self.device)  # this iteration's draws per state
-        self.cumulative = np.zeros(shape)
+        self._cumulative = np.zeros(shape)     # the average-policy sums (`cumulative`)
         self.legal = legal_mask(self.game, self.device)
         self.seeds = torch.tensor([r.seed for r in self.runs], dtype=torch.int64, device=self.device)
         self.ledger = Ledger(len(self.runs), self.device)
@@ -133,18 +136,53 @@ class Learners:
         self.rate_divisor = 1.0          # eta_t = eta / rate_divisor (a decaying step size sets it)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}.")
-        fusable = self.device.type == "cpu" and self.logits.dtype == torch.float64
-        if engine == "fused" and not fusable:
-            raise ValueError("the fused engine runs on the CPU with float64 logits only.")
         self._fused = None
-        if engine != "torch" and fusable:
-            from oscc_core.learning.fused import FusedStep  # imports numba only when it is used
+        kernel = self._kernel(engine)
+        self._engine = kernel or "torch"
+        if kernel is not None:
             self.logits = self.logits.contiguous()             # the kernels update it in place
-            self._fused = FusedStep(self)
+            if kernel == "fused_cuda":
+                from oscc_core.learning.fused_cuda import CudaStep   # imports numba's CUDA target only when used
+                self._fused = CudaStep(self)
+            else:
+                from oscc_core.learning.fused import FusedStep  # imports numba only when it is used
+                self._fused = FusedStep(self)
+
+    def _kernel(self, engine: str) -> str | None:
+        """Which compiled engine runs `engine` here: "fused" (CPU kernels), "fused_cuda" (GPU kernels) or None
+        (the torch path).  "auto" and "fused" take the CPU kernels on the CPU and the GPU kernels on CUDA, where
+        numba's CUDA target is present and no run plays whole episodes (ppo); "fused_cuda" asks for the GPU
+        kernels on any device (on the CPU, numba's CUDA simulator)."""
+        if engine == "torch":
+            return None
+        float64 = self.logits.dtype == torch.float64
+        episodes = any(arm.samples == EPISODE for arm in self.arms)
+        if engine == "fused_cuda" or self.device.type == "cuda":
+            from oscc_core.engine import fused_cuda
+            ready = float64 and not episodes and fused_cuda.available()
+            if engine != "auto" and not ready:
+                raise ValueError(f"the {engine} engine on {self.device.type} needs float64 logits, no ppo run and "
+                                 "numba's CUDA target (pip install numba-cuda).")
+            return "fused_cuda" if ready else None
+        if engine == "fused" and not (self.device.type == "cpu" and float64):
+            raise ValueError("the fused engine runs on the CPU with float64 logits only.")
+        return "fused" if self.device.type == "cpu" and float64 else None
 
     @property
     def engine(self) -> str:
-        return "torch" if self._fused is None else "fused"
+        """The engine that computes each iteration: "torch", "fused" or "fused_cuda"."""
+        return self._engine
+
+    @property
+    def cumulative(self) -> np.ndarray:
+        """[R, n_info, A] the average-policy sums on the host (own-reach weighted pi_t, summed over iterations).
+
+        The GPU engine keeps them on the device and copies them here when
+        asked; what is written into the array returned goes back before the
+        next iteration."""
+        if self.engine == "fused_cuda":
+            return self._fused.host_cumulative()
+        return self._cumulative
 
     # ----- the iteration ------------------------------------------------------------------
     def rates(self) -> torch.Tensor:

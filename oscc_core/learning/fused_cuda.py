@@ -1,0 +1,437 @@
+"""The learners' fused GPU path: `learning.fused`'s iteration as four CUDA kernels, with the same numbers.
+
+`fused_kernels` writes the iteration as per-item functions (one table row,
+one decision point, one run's law, epochs and pull); this module compiles
+that source with `numba.cuda.jit(device=True)` (the collector's
+`engine.fused_cuda.retarget`) and runs the items in parallel:
+
+1. one thread per table row: pi_t = masked_softmax(logits) with the
+   fixed-rounding exp, and its draw thresholds (every row, every
+   iteration: an unchanged row gives the same bits as the CPU's kept one);
+2. one block per run: its decision law (the sequence-form reaches level by
+   level, each (state, card) cell of the law summed over its histories in
+   history order), average-policy sums, the left-to-right cumulative sum
+   of the law (one thread: its order is the CPU's), N decision points and
+   the prefix of them its budget allows;
+3. one thread per (run, decision point): its lanes played to the end, their
+   ledger counts and surrogate terms, in the point's own slots;
+4. one block per run: the E clipped-surrogate epochs, one thread per
+   touched table row summing that row's terms in term order (a row only
+   ever takes terms of its own run's points, so this is the CPU's order),
+   the proximal pull and the magnet, the iteration and budget counts.
+
+Nothing goes back to the host inside an iteration: logits, average-policy
+sums, ledger and scratch stay in device memory, and the host only launches.
+Every product that a sum takes is `fixed_math.product`, here libdevice's
+`dmul_rn`, so the CUDA compiler cannot fuse it into an FMA (one rounding
+where the CPU makes two).
+
+PPO runs (whole episodes) are not fused: a batch with one runs on the torch
+path.  Under numba's CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`) the same
+kernels run on the CPU, which is how CI checks them against `learning.fused`.
+"""
+from __future__ import annotations
+
+import types
+import warnings
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from oscc_core import fixed_math
+from oscc_core.engine import fused_cuda as engine_cuda
+from oscc_core.engine.fused import _U
+from oscc_core.learning import fused_kernels as k
+from oscc_core.learning.fused import _KIND, _TAGS, game_data, kernel_tables, prefix_columns
+from oscc_core.learning.ledger import FIELDS
+from oscc_core.learning.proximal import DECISION_LAWS
+
+try:
+    from numba import cuda
+except ImportError:   # pragma: no cover - a numba without its CUDA target
+    cuda = None
+
+THREADS_PER_BLOCK = 128
+#: A run's block under numba's simulator, which runs each thread as a Python thread: the block kernels stride
+#: over their items, so any block size computes the same numbers.
+SIMULATOR_THREADS = 2
+#: Shared-memory capacities of a run's block: information states (its cumulative law) and decision points.
+MAX_STATES, MAX_POINTS = 1024, 512
+#: engine.fused's and fixed_math's functions the learning kernels call.
+_ENGINE_CALLEES = ("_absorb", "_bits", "_draw", "_play_pair", "_public_card")
+_MATH_CALLEES = ("exp_scalar", "exp_rows")
+
+
+def available() -> bool:
+    """True when numba's CUDA target (or its simulator) imports and sees a device."""
+    return engine_cuda.available()
+
+
+def _gpu_product():
+    """`fixed_math.product` for the GPU: libdevice's correctly rounded multiply, never contracted into an FMA.
+    (The simulator's libdevice is a stub, and its Python arithmetic rounds every operation: it keeps a * b.)"""
+    from numba import config
+    if config.ENABLE_CUDASIM:
+        return fixed_math.product.py_func
+    from numba.cuda import libdevice
+
+    def product(a, b):
+        return libdevice.dmul_rn(a, b)
+    return cuda.jit(device=True)(product)
+
+
+@lru_cache(maxsize=None)
+def _namespace() -> dict:
+    """`fused_kernels.SHARED_FUNCTIONS` as CUDA device functions, calling engine.fused's and fixed_math's
+    functions compiled the same way (name -> function, with the module's constants)."""
+    from numba import config
+    # The simulator would wrap every device-function call in a swap of the `cuda` module; the shared functions
+    # never name `cuda`, so it runs them as plain Python (the kernels themselves stay simulated).
+    device = (lambda function: function) if config.ENABLE_CUDASIM else cuda.jit(device=True)
+    product = _gpu_product()
+    engine = engine_cuda.retarget(device)
+    maths_module = types.ModuleType("fixed_math_cuda")
+    maths_module.__dict__.update(vars(fixed_math), product=product)
+    maths = engine_cuda.retarget(device, _MATH_CALLEES, maths_module)
+    module = types.ModuleType("fused_kernels_cuda")
+    module.__dict__.update(vars(k), product=product)
+    module.__dict__.update({name: engine[name] for name in _ENGINE_CALLEES})
+    module.__dict__.update({name: maths[name] for name in _MATH_CALLEES})
+    namespace = engine_cuda.retarget(device, k.SHARED_FUNCTIONS, module)
+    namespace.update(cuda=cuda, MAX_STATES=MAX_STATES, MAX_POINTS=MAX_POINTS)
+    return namespace
+
+
+def _rows_body(flat, flat_bits, legal, n_info, shifted, expd, behaviour, cdf, last, negative_zero):
+    """Thread `row`: pi_t of one table row and its thresholds; flags a -0.0 logit."""
+    row = cuda.grid(1)
+    if row < flat.shape[0]:
+        _shift_row(flat, legal, n_info, row, shifted, row)  # noqa: F821 - names of the retargeted namespace
+        for a in range(flat.shape[1]):
+            expd[row, a] = exp_scalar(shifted[row, a])  # noqa: F821
+            if flat_bits[row, a] == _NEGATIVE_ZERO:  # noqa: F821
+                negative_zero[0] = 1
+        _softmax_row(expd, row, legal, n_info, row, behaviour)  # noqa: F821
+        _draw_thresholds(behaviour, row, cdf, last)  # noqa: F821
+
+
+def _law_block(running, spent, active, kind, behaviour, cumulative, plan, level_starts, parent_seq, cell_start,
+               cell_hist, h_own, h_opp, chance, x, weights, root_prefix, tag_group, base, points, law, n_info,
+               group_size, budget, legal, info_node, counts, kept):
+    """Block r: run r's law, average-policy sums, decision points and kept prefix (`_run_law`, in parallel)."""
+    r, tid, width = cuda.blockIdx.x, cuda.threadIdx.x, cuda.blockDim.x
+    on = running and not spent[r]
+    cuda.syncthreads()                                   # every thread has read spent[r] before thread 0 sets it
+    if not on:
+        if tid == 0:
+            active[r], kept[r] = False, 0
+        return
+    first, n_cards, n_actions, n_points = r * n_info, weights.shape[1], behaviour.shape[1], points.shape[1]
+    xr = x[r]
+    for j in range(tid, xr.shape[0], width):
+        xr[j] = 1.0 if j < 2 else 0.0                    # the two empty sequences
+    cuda.syncthreads()
+    for block in range(level_starts.shape[0] - 1):
+        for j in range(level_starts[block] + tid, level_starts[block + 1], width):
+            _sequence_reach(xr, plan, j, behaviour, first)  # noqa: F821
+        cuda.syncthreads()
+    for cell in range(tid, n_info * n_cards, width):
+        weights[first + cell // n_cards, cell % n_cards] = _cell_weight(  # noqa: F821
+            cell, cell_start, cell_hist, h_own, h_opp, chance, xr, law)
+    for j in range(tid, n_info * n_actions, width):
+        i, a = j // n_actions, j % n_actions
+        cumulative[r, i, a] += product(xr[parent_seq[i]], behaviour[first + i, a])  # noqa: F821
+    per_state = cuda.shared.array(MAX_STATES, np.float64)  # noqa: F821
+    costs = cuda.shared.array(MAX_POINTS, np.int64)  # noqa: F821
+    cuda.syncthreads()
+    for i in range(tid, n_info, width):
+        per_state[i] = _state_total(weights, first + i, law)  # noqa: F821
+    cuda.syncthreads()
+    if tid == 0:                                         # left to right, in the CPU's order
+        for i in range(1, n_info):
+            per_state[i] = per_state[i - 1] + per_state[i]
+    cuda.syncthreads()
+    sample = kind[r] == SAMPLE_KIND  # noqa: F821
+    for n in range(tid, n_points, width):
+        state = _draw_point(r, n, per_state, n_info, root_prefix, tag_group, base)  # noqa: F821
+        points[r, n] = state
+        costs[n] = _point_cost(sample, group_size, legal, info_node[state])  # noqa: F821
+    cuda.syncthreads()
+    if tid == 0:
+        active[r] = True
+        kept[r] = _kept_points(r, costs, n_points, budget, counts, spent)  # noqa: F821
+
+
+def _points_body(active, kind, kept, share_hidden, share_chance, updates, group_size, width_max, hidden_p, chance_p,
+                 policy_p, tags, event, base, points, weights, hid_cum, hid_last, behaviour, cdf, last, info_node,
+                 info_player, info_card, info_public, n_info, steps, num_cards, has_chance, player, chance_child,
+                 child, legal, info_index, utility, scratch_i, scratch_u, scratch_f, counts, t_row, t_action,
+                 t_weight, t_adv, t_pi0, wrote):
+    """Thread t = r * N + n: run r's decision point n, its counts in ledger column t and terms in its slots."""
+    t = cuda.grid(1)
+    n_points = points.shape[1]
+    if t < wrote.shape[0]:
+        r, n = t // n_points, t % n_points
+        for f in range(counts.shape[0]):
+            counts[f, t] = 0
+        wrote[t] = 0
+        if active[r] and n < kept[r]:
+            sample = kind[r] == SAMPLE_KIND  # noqa: F821
+            wrote[t] = _collect_point(  # noqa: F821
+                r, n, sample, group_size if sample else legal.shape[1], np.float64(max(kept[r], 1)),
+                (share_hidden, share_chance, updates), (hidden_p, chance_p, policy_p, tags, event, base, points),
+                (weights, hid_cum, hid_last, behaviour, cdf, last),
+                (info_node, info_player, info_card, info_public, n_info),
+                (steps, num_cards, has_chance, player, chance_child, child, legal, info_index, utility),
+                scratch_i[t], scratch_u[t], scratch_f[t], t, counts, t, (t_row, t_action, t_weight, t_adv, t_pi0),
+                t * width_max)
+
+
+def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t_action, t_weight, t_adv, t_pi0,
+                  touched, n_info, epochs, behaviour, probs, expd, shifted, grad, flat, legal, rates, upper, lower,
+                  counts, negative_zero, rates_finite, proximal, magnet, alpha, kappa, draws, budget, spent):
+    """Block r: run r's ledger counts, E epochs (one thread per touched row, its terms in term order), pull and
+    magnet, iteration and budget counts (`_epoch_body` and `_pull_run`, in parallel)."""
+    r, tid, width = cuda.blockIdx.x, cuda.threadIdx.x, cuda.blockDim.x
+    n_points = points.shape[1]
+    row0, base_t = r * n_info, r * n_points
+    used = kept[r] if active[r] else 0
+    point_row = cuda.shared.array(MAX_POINTS, np.int64)  # noqa: F821
+    point_terms = cuda.shared.array(MAX_POINTS, np.int64)  # noqa: F821
+    rows_u = cuda.shared.array(MAX_POINTS, np.int64)  # noqa: F821
+    n_rows_shared = cuda.shared.array(1, np.int64)
+    for n in range(tid, used, width):
+        point_row[n], point_terms[n] = row0 + points[r, n], wrote[base_t + n]
+    for i in range(row0 + tid, row0 + n_info, width):
+        touched[i], draws[i] = False, 0.0
+    for j in range(tid, 4, width):                       # the lanes' counts, one field per thread
+        field = PHYSICAL if j == 0 else (TRANSITIONS if j == 1 else (DECISIONS if j == 2 else ILLEGAL))  # noqa: F821
+        total = 0
+        for n in range(used):
+            total += point_counts[field, base_t + n]
+        counts[field, r] += total
+    cuda.syncthreads()
+    if tid == 0:                                         # the touched rows, each once
+        n_rows = 0
+        for n in range(used):
+            if point_terms[n] > 0 and not touched[point_row[n]]:
+                touched[point_row[n]] = True
+                rows_u[n_rows] = point_row[n]
+                n_rows += 1
+        n_rows_shared[0] = n_rows
+    cuda.syncthreads()
+    n_rows = n_rows_shared[0]
+    every_row = negative_zero[0] != 0 or not rates_finite
+    expd_r, shifted_r = expd[base_t:base_t + n_points], shifted[base_t:base_t + n_points]
+    for e in range(epochs):
+        table = probs if e > 0 else behaviour
+        for j in range(tid, n_rows, width):
+            row = rows_u[j]
+            if e > 0:
+                for a in range(flat.shape[1]):
+                    expd_r[j, a] = exp_scalar(shifted_r[j, a])  # noqa: F821
+                _softmax_row(expd_r, j, legal, n_info, row, probs)  # noqa: F821
+            for a in range(flat.shape[1]):
+                grad[row, a] = 0.0
+            terms_seen, clipped_seen = 0, 0
+            for n in range(used):                        # this row's terms, in term order
+                if point_row[n] == row:
+                    for s in range(point_terms[n]):
+                        clipped = _term_gradient((base_t + n) * width_max + s,  # noqa: F821
+                                                 (t_row, t_action, t_weight, t_adv, t_pi0), table, grad, upper, lower)
+                        terms_seen += 1
+                        clipped_seen += 1 if clipped else 0
+            cuda.atomic.add(counts, (TERMS, r), terms_seen)  # noqa: F821
+            cuda.atomic.add(counts, (CLIPPED, r), clipped_seen)  # noqa: F821
+        cuda.syncthreads()
+        if every_row:
+            for row in range(row0 + tid, row0 + n_info, width):
+                _update_row(flat, row, rates[r], grad, touched[row])  # noqa: F821
+        else:
+            for j in range(tid, n_rows, width):
+                _update_row(flat, rows_u[j], rates[r], grad, True)  # noqa: F821
+        cuda.syncthreads()
+        for j in range(tid, n_rows, width):
+            _shift_row(flat, legal, n_info, rows_u[j], shifted_r, j)  # noqa: F821
+        cuda.syncthreads()
+    if proximal and active[r]:
+        for i in range(tid, n_info, width):
+            drawn = 0.0
+            for n in range(used):
+                drawn += 1.0 if point_row[n] == row0 + i else 0.0
+            draws[row0 + i] = drawn
+            _pull_state(flat, magnet, row0 + i, alpha, rates[r], drawn, n_points, kappa)  # noqa: F821
+    if tid == 0:
+        if active[r]:
+            counts[ITERATIONS, r] += 1  # noqa: F821
+        if budget >= 0 and counts[PHYSICAL, r] >= budget:  # noqa: F821
+            spent[r] = True
+
+
+@lru_cache(maxsize=None)
+def _kernels() -> dict:
+    """The four compiled kernels (built on first use), by name."""
+    namespace = _namespace()
+    bodies = {"rows": _rows_body, "law": _law_block, "points": _points_body, "update": _update_block}
+    return {name: cuda.jit(types.FunctionType(body.__code__, namespace, f"learners_{name}"))
+            for name, body in bodies.items()}
+
+
+def _threads() -> int:
+    """Threads in a run's block: `THREADS_PER_BLOCK` on a GPU, `SIMULATOR_THREADS` under the simulator."""
+    from numba import config
+    return SIMULATOR_THREADS if config.ENABLE_CUDASIM else THREADS_PER_BLOCK
+
+
+def _launch(name: str, blocks: int, per_block: int, stream, *args) -> None:
+    """Kernel `name` on `blocks` blocks of `per_block` threads, queued on `stream` (no wait for the GPU)."""
+    with warnings.catch_warnings():                    # small grids leave the GPU idle; numba says so
+        warnings.filterwarnings("ignore", message=".*(occupancy|Grid size)")
+        _kernels()[name][max(1, blocks), per_block, stream](*args)
+
+
+def _per_item(name: str, items: int, stream, *args) -> None:
+    """Kernel `name` with one thread per item."""
+    per_block = max(1, min(THREADS_PER_BLOCK, items))
+    _launch(name, -(-items // per_block), per_block, stream, *args)
+
+
+def _as_kernel_array(t: torch.Tensor):
+    """A learners' tensor as a kernel argument: its device memory on CUDA, its NumPy view on the CPU (where only
+    the simulator runs the kernels; it copies the view in and back)."""
+    return cuda.as_cuda_array(t) if t.is_cuda else t.numpy()
+
+
+class CudaStep:
+    """Device buffers and static tables of one `Learners` object (enumerate and sample arms), and its `step`."""
+
+    def __init__(self, learners) -> None:
+        self.learners = L = learners
+        game, s = L.game, L.schedule
+        if any(_KIND[arm.samples] == k.OTHER_KIND for arm in L.arms):
+            raise ValueError("the fused GPU engine runs enumerate and sample arms only (ppo runs on the torch path).")
+        r, n_info, a, n = len(L.runs), len(game.infostates), game.num_actions, s.decision_points
+        if n_info > MAX_STATES or n > MAX_POINTS:
+            raise ValueError(f"the fused GPU engine takes at most {MAX_STATES} information states and "
+                             f"{MAX_POINTS} decision points, got {n_info} and {n}.")
+        d, (sf, info, tree) = game_data(game), kernel_tables(game)
+        self.shape, self.width, t = (r, n_info, a), max(a, s.group_size), r * n
+        put, empty = cuda.to_device, cuda.device_array
+        self.sf = tuple(put(v) if isinstance(v, np.ndarray) else v for v in sf)
+        self.info = tuple(put(v) if isinstance(v, np.ndarray) else v for v in info)
+        self.tree = tuple(put(v) if isinstance(v, np.ndarray) else v for v in tree)
+        self.level_starts = put(d["level_starts"])
+        self.info_legal, self.tags, self.event = put(np.ascontiguousarray(d["info_legal"])), put(_TAGS), d["event"]
+        self.kind = put(np.array([_KIND[arm.samples] for arm in L.arms], dtype=np.int64))
+        self.runs = tuple(put(np.array([getattr(arm, f) for arm in L.arms]))
+                          for f in ("share_hidden", "share_chance", "updates"))
+        rows = r * n_info
+        self.shifted, self.expd, self.behaviour, self.probs, self.grad = (empty((rows, a)) for _ in range(5))
+        self.cdf, self.last = empty((rows, a), np.int64), empty(rows, np.int64)
+        self.x, self.weights = empty((r, d["num_sequences"])), empty((rows, game.num_cards))
+        self.points, self.kept, self.active = empty((r, n), np.int64), empty(r, np.int64), empty(r, np.bool_)
+        self.hid_cum, self.hid_last = empty((t, game.num_cards)), empty(t, np.int64)
+        self.scratch_i, self.scratch_u = empty((t, 7, self.width), np.int64), empty((t, 1, self.width), np.uint64)
+        self.scratch_f = empty((t, 2, self.width))
+        self.point_counts, self.wrote = empty((len(FIELDS), t), np.int64), empty(t, np.int64)
+        self.terms = (empty(t * self.width, np.int64), empty(t * self.width, np.int64), empty(t * self.width),
+                      empty(t * self.width), empty(t * self.width))
+        self.touched, self.rows_expd, self.rows_shifted = empty(rows, np.bool_), empty((t, a)), empty((t, a))
+        self.law = DECISION_LAWS.index(s.decision_law)
+        self.negative_zero = torch.zeros(1, dtype=torch.int64, device=L.device)
+        self.base = torch.zeros(r, dtype=torch.int64, device=L.device)
+        self.cumulative = torch.as_tensor(L._cumulative, device=L.device).clone()
+        self._host_view = False            # the host's average-policy sums were handed out: take them back
+        self._prefixes: dict[int, tuple] = {}
+        self._rates_at, self._rates, self._rates_finite = None, None, True
+        self._arrays: dict[str, tuple] = {}
+        self._link_ledger()
+
+    def _link_ledger(self) -> None:
+        """Make the ledger's counts views of one [fields, R] device block the kernels write into."""
+        counts = self.learners.ledger.counts
+        self.block_t = torch.stack([counts[f] for f in FIELDS]).contiguous()
+        self.learners.ledger.counts = {f: self.block_t[i] for i, f in enumerate(FIELDS)}
+
+    def _array(self, name: str, t: torch.Tensor):
+        """`t` as a kernel argument, made once per tensor (the learners may replace a tensor, never resize it)."""
+        held = self._arrays.get(name)
+        if held is None or held[0] is not t:
+            held = self._arrays[name] = (t, _as_kernel_array(t))
+        return held[1]
+
+    def host_cumulative(self) -> np.ndarray:
+        """The average-policy sums [R, n_info, A] on the host (`Learners.cumulative`); writes into the array
+        returned reach the device at the next step."""
+        host = self.learners._cumulative
+        np.copyto(host, self.cumulative.cpu().numpy())
+        self._host_view = True
+        return host
+
+    def _prefix_table(self, split: int) -> tuple:
+        """Device copies of the runs' key states after (run, split): root, hidden, chance, policy (per split)."""
+        if split not in self._prefixes:
+            self._prefixes[split] = tuple(cuda.to_device(c) for c in prefix_columns(self.learners.seeds, split))
+        return self._prefixes[split]
+
+    def _rates_now(self):
+        """[R] the runs' step sizes on the device, rebuilt only when the divisor changes."""
+        divisor = self.learners.rate_divisor
+        if self._rates_at != divisor:
+            rates = self.learners.rates().cpu().numpy()
+            self._rates, self._rates_at = cuda.to_device(rates), divisor
+            self._rates_finite = bool(np.isfinite(rates).all())
+        return self._rates
+
+    def _sync_state(self, group_base: torch.Tensor | None) -> None:
+        """The learners' tensors as the kernels take them: ledger block, average-policy sums handed back, contiguous
+        logits, this iteration's group ids."""
+        L, n = self.learners, self.learners.schedule.decision_points
+        if L.ledger.counts[FIELDS[0]].data_ptr() != self.block_t.data_ptr():
+            self._link_ledger()                        # the ledger was replaced
+        if self._host_view:
+            self.cumulative.copy_(torch.as_tensor(L._cumulative, device=L.device))
+            self._host_view = False
+        if not L.logits.is_contiguous():
+            L.logits = L.logits.contiguous()
+        if group_base is None:
+            self.base.fill_(L.iteration * n)
+        else:
+            self.base.copy_(group_base.to(device=L.device, dtype=torch.int64))
+        self.negative_zero.zero_()
+
+    def _stream(self):
+        """torch's current stream as the kernels' (ordered with the torch operations that fill their inputs)."""
+        device = self.learners.device
+        return engine_cuda.launch_stream(device) if device.type == "cuda" else 0
+
+    def step(self, group_base: torch.Tensor | None, split: int) -> None:
+        L, s, (r, n_info, a) = self.learners, self.learners.schedule, self.shape
+        self._sync_state(group_base)
+        flat, spent, block = (self._array(name, t) for name, t in
+                              (("flat", L.logits.view(-1, a)), ("spent", L.spent), ("block", self.block_t)))
+        bits, magnet, draws, base, cumulative, negative_zero = (self._array(name, t) for name, t in (
+            ("bits", L.logits.view(-1, a).view(torch.int64)), ("magnet", L.magnet.view(-1, a)),
+            ("draws", L.draws.view(-1)), ("base", self.base), ("cumulative", self.cumulative),
+            ("negative_zero", self.negative_zero)))
+        root_p, hidden_p, chance_p, policy_p = self._prefix_table(split)
+        rates, budget = self._rates_now(), -1 if s.budget is None else int(s.budget)
+        law, stream = (self.behaviour, self.cdf, self.last), self._stream()
+        _per_item("rows", r * n_info, stream, flat, bits, self.info_legal, n_info, self.shifted, self.expd, *law,
+                  negative_zero)
+        plan, parent_seq, cell_start, cell_hist, h_own, h_opp, chance = self.sf
+        _launch("law", r, _threads(), stream, L.iteration < s.iterations, spent, self.active, self.kind,
+                self.behaviour, cumulative, plan, self.level_starts, parent_seq, cell_start, cell_hist, h_own, h_opp,
+                chance, self.x, self.weights, root_p, _U(_TAGS[0]), base, self.points, self.law, n_info,
+                s.group_size, budget, self.tree[6], self.info[0], block, self.kept)
+        _per_item("points", r * s.decision_points, stream, self.active, self.kind, self.kept, *self.runs, s.group_size,
+                  self.width, hidden_p, chance_p, policy_p, self.tags, self.event, base, self.points, self.weights,
+                  self.hid_cum, self.hid_last, *law, *self.info, *self.tree, self.scratch_i, self.scratch_u,
+                  self.scratch_f, self.point_counts, *self.terms, self.wrote)
+        _launch("update", r, _threads(), stream, self.active, self.kept, self.points, self.point_counts, self.wrote,
+                self.width, *self.terms, self.touched, n_info, s.epochs, self.behaviour, self.probs, self.rows_expd,
+                self.rows_shifted, self.grad, flat, self.info_legal, rates, 1 + s.epsilon, 1 - s.epsilon, block,
+                negative_zero, self._rates_finite, bool(s.proximal), magnet, float(s.proximal_alpha),
+                float(s.proximal_kappa), draws, budget, spent)
+        L.iteration += 1
