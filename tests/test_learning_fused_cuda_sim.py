@@ -123,9 +123,19 @@ def test_the_budget_cases_stop_runs_inside_the_iterations_compared(simulated):
 
 
 def test_the_gpu_engine_refuses_ppo_runs_in_one_sentence():
+    from oscc_core.learning.fused_cuda import CudaStep
     from oscc_core.learning.loop import Learners, RunSpec, Schedule
-    with pytest.raises(ValueError, match="no ppo run"):
-        Learners("kuhn", [RunSpec("ppo", 1)], Schedule(iterations=1), engine="fused_cuda")
+    learners = Learners("kuhn", [RunSpec("cp_grpo", 1), RunSpec("ppo", 1)], Schedule(iterations=1), engine="torch")
+    with pytest.raises(ValueError, match="ppo runs on the torch path"):
+        CudaStep(learners)
+
+
+def test_without_numba_cuda_asking_for_the_gpu_engine_names_what_it_needs(monkeypatch):
+    from oscc_core.engine import fused_cuda
+    from oscc_core.learning.loop import Learners, RunSpec, Schedule
+    monkeypatch.setattr(fused_cuda, "available", lambda: False)
+    with pytest.raises(ValueError, match="numba's CUDA target"):
+        Learners("kuhn", [RunSpec("cp_grpo", 1)], Schedule(iterations=1), engine="fused_cuda")
 
 
 if __name__ == "__main__":      # the child process: numba's CUDA simulator is on

@@ -79,6 +79,13 @@ def prefix_columns(seeds: torch.Tensor, split: int) -> tuple[np.ndarray, ...]:
     return tuple(np.ascontiguousarray(table[:, j]) for j in range(4))
 
 
+def link_ledger(ledger) -> torch.Tensor:
+    """Make a ledger's counts views of one [fields, R] block the kernels write into; returns the block."""
+    block = torch.stack([ledger.counts[f] for f in FIELDS]).contiguous()
+    ledger.counts = {f: block[i] for i, f in enumerate(FIELDS)}
+    return block
+
+
 def kernel_tables(game: Game) -> tuple[tuple, tuple, tuple]:
     """The kernels' static tuples of a game (`fused_kernels`): sequence form and decision histories ("sf"),
     information states ("info") and the tree ("tree"), as NumPy arrays and scalars."""
@@ -236,10 +243,7 @@ class FusedStep:
         self._link_ledger()
 
     def _link_ledger(self) -> None:
-        """Make the ledger's counts views of one [fields, R] block the kernels write into."""
-        counts = self.learners.ledger.counts
-        self.block_t = torch.stack([counts[f] for f in FIELDS]).contiguous()
-        self.learners.ledger.counts = {f: self.block_t[i] for i, f in enumerate(FIELDS)}
+        self.block_t = link_ledger(self.learners.ledger)
         self.block = self.block_t.numpy()
 
     def _prefix_table(self, split: int) -> tuple[np.ndarray, ...]:

@@ -43,7 +43,7 @@ from oscc_core import fixed_math
 from oscc_core.engine import fused_cuda as engine_cuda
 from oscc_core.engine.fused import _U
 from oscc_core.learning import fused_kernels as k
-from oscc_core.learning.fused import _KIND, _TAGS, game_data, kernel_tables, prefix_columns
+from oscc_core.learning.fused import _KIND, _TAGS, game_data, kernel_tables, link_ledger, prefix_columns
 from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.proximal import DECISION_LAWS
 
@@ -346,13 +346,7 @@ class CudaStep:
         self._prefixes: dict[int, tuple] = {}
         self._rates_at, self._rates, self._rates_finite = None, None, True
         self._arrays: dict[str, tuple] = {}
-        self._link_ledger()
-
-    def _link_ledger(self) -> None:
-        """Make the ledger's counts views of one [fields, R] device block the kernels write into."""
-        counts = self.learners.ledger.counts
-        self.block_t = torch.stack([counts[f] for f in FIELDS]).contiguous()
-        self.learners.ledger.counts = {f: self.block_t[i] for i, f in enumerate(FIELDS)}
+        self.block_t = link_ledger(L.ledger)
 
     def _array(self, name: str, t: torch.Tensor):
         """`t` as a kernel argument, made once per tensor (the learners may replace a tensor, never resize it)."""
@@ -389,7 +383,7 @@ class CudaStep:
         logits, this iteration's group ids."""
         L, n = self.learners, self.learners.schedule.decision_points
         if L.ledger.counts[FIELDS[0]].data_ptr() != self.block_t.data_ptr():
-            self._link_ledger()                        # the ledger was replaced
+            self.block_t = link_ledger(L.ledger)       # the ledger was replaced
         if self._host_view:
             self.cumulative.copy_(torch.as_tensor(L._cumulative, device=L.device))
             self._host_view = False
