@@ -31,6 +31,10 @@ import numba
 import numpy as np
 import torch
 
+from oscc_core import kernel_cache
+
+kernel_cache.configure()     # before the first `cache=True`: one cache directory per version of the kernels
+
 #: 1 / ln 2, rounded to double.
 INV_LN2 = 1.4426950408889634
 #: ln 2 split (Cody and Waite): LN2_HI has 32 significant bits, so k * LN2_HI is exact for |k| < 2**21.

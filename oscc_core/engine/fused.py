@@ -22,22 +22,18 @@ indexing, no allocation, no NumPy calls beyond scalar casts.
 """
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 
 import numba
 import numpy as np
 import torch
 
+from oscc_core import kernel_cache
 from oscc_core.engine import rng
 from oscc_core.engine.failures import CODE_OF
 from oscc_core.games import CHANCE, TERMINAL, Game
 
-# The compiled kernel is cached outside the package so that running the book
-# never writes into the source tree; NUMBA_CACHE_DIR, when set, wins.
-if not numba.config.CACHE_DIR:
-    numba.config.CACHE_DIR = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-                                          "oscc_core", "numba")
+kernel_cache.configure()     # one cache directory per version of the kernels' source
 
 _U = np.uint64
 _MIX_1, _MIX_2, _GAMMA = _U(rng._MIX_1), _U(rng._MIX_2), _U(rng._GAMMA)
@@ -109,7 +105,8 @@ def _step(node, c0, c1, public, policy_key, card_if_dealt, decisions, dealt, ill
     """One step of a live hand, as one iteration of `rollout.play`: a chance deal, then a decision.
 
     Returns the hand's new (node, public card, policy draws used, chance
-    events reached, illegal action drawn).
+    events reached, illegal action drawn) and the step's decision
+    (information state, action; -1, -1 when the step took none).
     """
     p = player[node]
     if p == CHANCE:
@@ -117,9 +114,10 @@ def _step(node, c0, c1, public, policy_key, card_if_dealt, decisions, dealt, ill
         node = chance_child[node]
         dealt += 1
         p = player[node]
+    info, action = -1, -1
     if p >= 0:
         own = c1 if p == 1 else c0
-        info = info_index[node, own, public + 1]
+        info = np.int64(info_index[node, own, public + 1])
         m = np.int64(_bits(policy_key, decisions))
         action = 0
         for a in range(cdf.shape[1]):
@@ -131,7 +129,7 @@ def _step(node, c0, c1, public, policy_key, card_if_dealt, decisions, dealt, ill
         else:
             illegal = True
         decisions += 1
-    return node, public, decisions, dealt, illegal
+    return node, public, decisions, dealt, illegal, info, action
 
 
 @_jit(inline="always")
@@ -153,11 +151,11 @@ def _play_pair(node_a, c0_a, c1_a, key_a, card_a, node_b, c0_b, c1_b, key_b, car
         if not (live_a or live_b):
             break
         if live_a:
-            node_a, pub_a, used_a, dealt_a, illegal_a = _step(
+            node_a, pub_a, used_a, dealt_a, illegal_a, _, _ = _step(
                 node_a, c0_a, c1_a, pub_a, key_a, card_a, used_a, dealt_a, illegal_a,
                 player, chance_child, child, legal, info_index, cdf, last_action)
         if live_b:
-            node_b, pub_b, used_b, dealt_b, illegal_b = _step(
+            node_b, pub_b, used_b, dealt_b, illegal_b, _, _ = _step(
                 node_b, c0_b, c1_b, pub_b, key_b, card_b, used_b, dealt_b, illegal_b,
                 player, chance_child, child, legal, info_index, cdf, last_action)
     done_a, done_b = player[node_a] == TERMINAL, player[node_b] == TERMINAL

@@ -1,0 +1,44 @@
+"""Where numba keeps the compiled CPU kernels: one directory per version of the kernels' source.
+
+numba's on-disk cache is keyed by the file of the function it compiled.  A
+kernel that inlines functions of other modules (`learning.fused.collect`
+inlines `fused_kernels`' and `fused_episodes`' functions) is not recompiled
+when only those modules change, and would go on running the old code.  The
+kernels' sources are therefore hashed into the cache directory's name: a
+change to any of them starts a fresh cache, and a checkout of an older
+commit finds its own.  The directory lies outside the package, so running
+the book never writes into the source tree; NUMBA_CACHE_DIR, when set, wins.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+#: Every module that numba compiles, or whose functions a compiled kernel inlines (paths inside `oscc_core`).
+KERNEL_SOURCES = ("fixed_math.py", "engine/fused.py", "learning/fused.py", "learning/fused_kernels.py",
+                  "learning/fused_episodes.py")
+_ROOT = Path(__file__).resolve().parent
+
+
+def kernel_digest(root: Path = _ROOT, sources=KERNEL_SOURCES) -> str:
+    """The first 16 hex digits of SHA-256 over the kernel modules' paths and bytes."""
+    h = hashlib.sha256()
+    for rel in sources:
+        h.update(rel.encode())
+        h.update((Path(root) / rel).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def kernel_cache_dir() -> str:
+    """~/.cache/oscc_core/numba/<kernel digest> (under XDG_CACHE_HOME when set)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return os.path.join(base, "oscc_core", "numba", kernel_digest())
+
+
+def configure() -> None:
+    """Point numba's cache at `kernel_cache_dir` unless NUMBA_CACHE_DIR is set (call before any `cache=True`)."""
+    import numba
+
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        numba.config.CACHE_DIR = kernel_cache_dir()

@@ -1,0 +1,42 @@
+"""The compiled kernels' cache follows their source: a change to any kernel module gives a fresh directory."""
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from oscc_core import kernel_cache
+from oscc_core.kernel_cache import KERNEL_SOURCES, kernel_digest
+
+ROOT = Path(kernel_cache.__file__).resolve().parent
+
+
+def _copy(tmp_path: Path) -> Path:
+    for rel in KERNEL_SOURCES:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / rel, tmp_path / rel)
+    return tmp_path
+
+
+@pytest.mark.parametrize("rel", KERNEL_SOURCES)
+def test_a_change_to_any_kernel_module_changes_the_cache_directory(tmp_path, rel):
+    root = _copy(tmp_path)
+    before = kernel_digest(root)
+    with open(root / rel, "a", encoding="utf-8") as f:
+        f.write("\n# an edit\n")
+    assert kernel_digest(root) != before
+
+
+def test_every_module_numba_compiles_for_the_cpu_is_a_kernel_source():
+    compiled = {p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.py")
+                if re.search(r"@(_?jit|numba\.njit)\(", p.read_text(encoding="utf-8"))}
+    assert compiled and compiled <= set(KERNEL_SOURCES)
+
+
+def test_numba_caches_into_the_directory_of_this_source(monkeypatch):
+    import numba
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    kernel_cache.configure()
+    assert numba.config.CACHE_DIR.endswith(kernel_digest())
