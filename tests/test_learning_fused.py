@@ -26,6 +26,8 @@ def _both(game, runs, schedule, iterations, group_base=None):
 def _assert_identical(a: Learners, b: Learners) -> None:
     assert torch.equal(a.logits, b.logits)
     assert torch.equal(a.values, b.values)
+    if a.schedule.proximal:                   # the draws feed the pull (without one, only the torch path keeps them)
+        assert torch.equal(a.draws, b.draws)
     assert np.array_equal(a.average_tables(), b.average_tables())
     assert np.array_equal(a.cumulative, b.cumulative)
     assert np.array_equal(a.last_tables(), b.last_tables())
@@ -59,8 +61,28 @@ def test_mixed_batches_with_and_without_a_budget(game, budget):
         assert int(a.ledger.counts["physical_calls"].max()) <= budget
 
 
+@pytest.mark.parametrize("game", ["leduc", "kuhn"])
+def test_ppo_alone_is_bitwise_the_torch_engine(game):
+    sched = Schedule(iterations=5, decision_points=20, epochs=3, learning_rate=4.0)
+    a, b = _both(game, [RunSpec("ppo", 13), RunSpec("ppo", 29)], sched, 5)
+    _assert_identical(a, b)
+    assert a.values.abs().max() > 0 and int(a.ledger.counts["clipped_terms"].sum()) > 0
+
+
+def test_a_given_value_table_with_negative_zeros_is_updated_as_the_torch_engine_updates_it():
+    sched = Schedule(iterations=2, decision_points=8, epochs=1)
+    out = []
+    for engine in ("torch", "fused"):
+        values = torch.zeros(2, len(Learners("kuhn", [], sched).game.infostates), dtype=torch.float64)
+        values[1] = -0.0                       # the cp_grpo run's values: the torch path adds 0.0 to every row
+        learners = Learners("kuhn", [RunSpec("ppo", 3), RunSpec("cp_grpo", 3)], sched, values=values, engine=engine)
+        learners.step()
+        out.append(learners.values)
+    assert torch.equal(out[0], out[1]) and torch.equal(out[0].view(torch.int64), out[1].view(torch.int64))
+
+
 @pytest.mark.parametrize("budget", [None, 200])
-def test_batches_with_ppo_runs_take_the_torch_path_for_them(budget):
+def test_batches_with_ppo_runs_are_bitwise_the_torch_engine(budget):
     runs = [RunSpec("ppo", 13), RunSpec("cp_grpo", 13), RunSpec("ppo", 17), RunSpec("grpo", 17)]
     sched = Schedule(iterations=4, decision_points=12, epochs=2, learning_rate=2.0, budget=budget)
     a, b = _both("leduc", runs, sched, 4)

@@ -17,11 +17,11 @@ with the collector's kernel):
 5. the proximal pull and the magnet's move (`learning.proximal`), when the
    schedule has one.
 
-PPO runs (whole episodes, GAE and the value table) go through the torch
-path's own code: when a batch holds one, the fused terms join PPO's terms
-and the torch epochs run.  Tests (`tests/test_learning_fused.py`) check
-that logits, average tables, values and ledgers are bitwise those of the
-torch path, so which engine ran never shows in a result.
+PPO runs play whole hands instead of lanes (`fused_episodes`: the deal,
+the hand, GAE, the value table, the z-scored terms), and their terms join
+the others' in the same epochs.  Tests (`tests/test_learning_fused.py`)
+check that logits, average tables, values, draws and ledgers are bitwise
+those of the torch path, so which engine ran never shows in a result.
 """
 from __future__ import annotations
 
@@ -30,19 +30,18 @@ from functools import cache
 import numpy as np
 import torch
 
-from oscc_core.device import HOST
 from oscc_core.engine import rng
 from oscc_core.engine.fused import _U, _game_arrays, _jit as jit
 from oscc_core.exact.sequence_form import EMPTY_SEQUENCE, sequence_form
 from oscc_core.fixed_math import exp_rows
 from oscc_core.games import CHANCE, Game
+from oscc_core.learning import fused_episodes as e
 from oscc_core.learning import fused_kernels as k
 from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE
 from oscc_core.learning.ledger import FIELDS
-from oscc_core.learning.objectives import Terms
 from oscc_core.learning.proximal import DECISION_LAWS
 from oscc_core.learning.samples import continuation_event
-from oscc_core.learning.visitation import DecisionPoints, decision_histories
+from oscc_core.learning.visitation import decision_histories
 
 _KIND = {ENUMERATE: k.ENUMERATE_KIND, SAMPLE: k.SAMPLE_KIND, EPISODE: k.OTHER_KIND}
 _NAMESPACES = ("root", "hidden", "chance", "policy")
@@ -153,13 +152,13 @@ def law_and_points(active, expd, rows, count, legal, n_info, behaviour, cdf, las
 
 @jit()
 def collect(kind, active, runs, group_size, budget, keys, law, info, tree, counts, spent, scratch_i, scratch_u,
-            scratch_f, terms, touched, rows_u, costs):
-    """Lanes, play, returns and surrogate terms of every active enumerate/sample run (`_collect_point`).
+            scratch_f, terms, touched, rows_u, costs, episodes):
+    """Lanes, play, returns and surrogate terms of every active run (`_collect_point`; ppo: `collect_episodes`).
 
-    Runs are taken kind by kind (enumerate, then sample), each in row order,
-    and a run's terms in (group, slot) order, as `Terms.cat` orders them;
-    the hidden-draw scratch row of a point is its table row.  Returns (terms,
-    touched rows).
+    Runs are taken kind by kind (enumerate, sample, then ppo), each in row
+    order, and a run's terms in (group, slot) order, as `Terms.cat` orders
+    them; the hidden-draw scratch row of a point is its table row.  Returns
+    (terms, touched rows).
     """
     points, info_node, n_info, legal = keys[6], info[0], info[4], tree[6]
     n_terms, n_rows = 0, 0
@@ -180,6 +179,44 @@ def collect(kind, active, runs, group_size, budget, keys, law, info, tree, count
                 n_terms += wrote
                 if wrote > 0:
                     n_rows = k._touch(row, touched, rows_u, n_rows)
+    return collect_episodes(kind, active, budget, keys, law, info, tree, counts, spent, terms, touched, rows_u,
+                            costs, episodes, n_terms, n_rows)
+
+
+@jit()
+def collect_episodes(kind, active, budget, keys, law, info, tree, counts, spent, terms, touched, rows_u, costs,
+                     episodes, n_terms, n_rows):
+    """Every active ppo run's hands (`fused_episodes`), its terms after the `n_terms` already written, then the
+    value table's move (when a ppo run took part).  Returns (terms, touched rows).
+
+    episodes: (root key states [R], value table [R * n_info], value-target
+    sums and counts [R * n_info], draws [R * n_info], the hands' scratch
+    (states, actions, advantages [N, steps]), lambda, value rate).
+    """
+    root_p, values, value_sums, draws, hand, lam, value_rate = episodes
+    hidden_p, chance_p, policy_p, tags, event, base, points = keys
+    behaviour, cdf, last = law[3], law[4], law[5]
+    info_player, n_info = info[1], info[4]
+    n_points, played = points.shape[1], False
+    for r in range(kind.shape[0]):
+        if kind[r] != k.OTHER_KIND or not active[r]:
+            continue
+        played = True
+        costs[:] = 1                                     # a hand is one physical call
+        kept = k._kept_points(r, costs, n_points, budget, counts, spent)
+        counts[e.UNUSED, r] += n_points - kept
+        row0 = r * n_info
+        for n in range(kept):
+            e._episode_hand(r, n, (root_p, hidden_p, chance_p, policy_p, tags, event, base), tree,
+                            cdf[row0:row0 + n_info], last[row0:row0 + n_info], values, row0, info_player, lam, hand,
+                            n, counts, r)
+        wrote = e._episode_run(kept, hand, 0, values, row0, behaviour, value_sums, draws, terms, n_terms)
+        for j in range(n_terms, n_terms + wrote):
+            n_rows = k._touch(terms[0][j], touched, rows_u, n_rows)
+        n_terms += wrote
+    if played:
+        for row in range(values.shape[0]):
+            e._update_values(values, value_sums, value_rate, row)
     return n_terms, n_rows
 
 
@@ -213,7 +250,6 @@ class FusedStep:
         self.share_hidden = np.array([arm.share_hidden for arm in L.arms])
         self.share_chance = np.array([arm.share_chance for arm in L.arms])
         self.updates = np.array([arm.updates for arm in L.arms])
-        self.has_episodes = bool((self.kind == k.OTHER_KIND).any())
         rows = r * n_info
         self.prev_bits = np.zeros((rows, a), np.int64)      # the logits pi_t was last computed from
         self.known = False
@@ -229,7 +265,11 @@ class FusedStep:
         self.law = DECISION_LAWS.index(s.decision_law)      # the kernels' `*_LAW` code
         self.scratch_i, self.scratch_u = np.zeros((7, width), np.int64), np.zeros((1, width), np.uint64)
         self.scratch_f = np.zeros((2, width))
-        cap = r * s.decision_points * width
+        steps = d["steps"]                                   # a hand's decisions are at most its steps
+        self.hand = (np.empty((s.decision_points, steps), np.int64), np.empty((s.decision_points, steps), np.int64),
+                     np.empty((s.decision_points, steps)))
+        self.value_sums = (np.zeros(rows), np.zeros(rows))
+        cap = r * s.decision_points * max(width, steps)
         self.t_row, self.t_action = np.empty(cap, np.int64), np.empty(cap, np.int64)
         self.t_weight, self.t_adv, self.t_pi0 = np.empty(cap), np.empty(cap), np.empty(cap)
         self.touched, self.rows_u = np.zeros(rows, bool), np.empty(rows, np.int64)
@@ -252,13 +292,15 @@ class FusedStep:
             self._prefixes[split] = prefix_columns(self.learners.seeds, split)
         return self._prefixes[split]
 
-    def _views(self) -> tuple[np.ndarray, np.ndarray]:
-        """NumPy views of the learners' logits ([R * n_info, A]) and draw counts ([R * n_info]), kept while the
-        learners hold the same tensors (a restore replaces them)."""
+    def _views(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """NumPy views of the learners' logits ([R * n_info, A]), draw counts and values ([R * n_info]), kept
+        while the learners hold the same tensors (a restore replaces them)."""
         L = self.learners
-        if self._viewed is None or self._viewed[0] is not L.logits or self._viewed[1] is not L.draws:
-            self._viewed = (L.logits, L.draws)
-            self._view_arrays = (L.logits.detach().view(-1, self.shape[2]).numpy(), L.draws.view(-1).numpy())
+        held = (L.logits, L.draws, L.values)
+        if self._viewed is None or any(a is not b for a, b in zip(self._viewed, held)):
+            self._viewed = held
+            self._view_arrays = (L.logits.detach().view(-1, self.shape[2]).numpy(), L.draws.view(-1).numpy(),
+                                 L.values.detach().view(-1).numpy())
         return self._view_arrays
 
     def _rates(self) -> np.ndarray:
@@ -276,7 +318,7 @@ class FusedStep:
             self._link_ledger()                        # the ledger was replaced
         if not L.logits.is_contiguous():
             L.logits = L.logits.contiguous()
-        flat, draws = self._views()                    # the kernels update the logits in place
+        flat, draws, values = self._views()            # the kernels update them in place
         spent = L.spent.numpy()
         active = ~spent & (L.iteration < s.iterations)
         if group_base is None:
@@ -302,12 +344,9 @@ class FusedStep:
             (hidden_p, chance_p, policy_p, _TAGS, d["event"], base, self.points),
             (self.weights, self.hid_cum, self.hid_last, self.behaviour, self.cdf, self.last), self.info, self.tree,
             self.block, spent, self.scratch_i, self.scratch_u, self.scratch_f, self.terms, self.touched, self.rows_u,
-            self.costs)
-        if self.has_episodes and bool((active & (self.kind == k.OTHER_KIND)).any()):
-            L._update(self._with_episodes(n_terms, active, base, split))
-        else:
-            every_row = negative_zero or not self._rates_finite
-            self._epochs(flat, n_terms, n_rows, every_row, rates)
+            self.costs, (root_prefix, values, self.value_sums, draws, self.hand, float(s.gae_lambda),
+                         float(s.value_rate)))
+        self._epochs(flat, n_terms, n_rows, negative_zero or not self._rates_finite, rates)
         if s.proximal:
             kept = np.where(self.kind == k.OTHER_KIND, 0, self.block[k.GROUPS] - groups_before)
             pull_and_magnet(flat, L.magnet.view(-1, a).numpy(), self.points, kept, active, n_info,
@@ -332,19 +371,3 @@ class FusedStep:
             epoch(e > 0, self.expd, self.rows_u, n_rows, self.touched, self.probs if e else self.behaviour,
                     d["info_legal"], n_info, self.terms, n_terms, self.grad, flat, rates, 1 + s.epsilon,
                     1 - s.epsilon, self.block, self.shifted, every_row)
-
-    def _with_episodes(self, n_terms: int, active: np.ndarray, base: np.ndarray, split: int) -> Terms:
-        """The fused terms followed by the PPO runs' terms from the torch path (`Learners._collect_kind`)."""
-        L, d, (r, n_info, a) = self.learners, self.data, self.shape
-        fused = Terms(*(torch.from_numpy(x[:n_terms].copy()) for x in
-                        (self.t_row, self.t_action, self.t_weight, self.t_adv, self.t_pi0)))
-        rows = torch.as_tensor(np.flatnonzero(active & (self.kind == k.OTHER_KIND)), device=HOST)
-        info = torch.from_numpy(self.points.copy())
-        points = DecisionPoints(info, *(torch.from_numpy(d[f])[info] for f in
-                                        ("info_node", "info_player", "info_card", "info_public")),
-                                torch.zeros(info.shape + (L.game.num_cards,), dtype=torch.float64, device=HOST))
-        groups = torch.from_numpy(base).unsqueeze(1) + torch.arange(L.schedule.decision_points, device=HOST)
-        behaviour = torch.from_numpy(self.behaviour).view(r, n_info, a)
-        episodes = L._collect_kind(EPISODE, rows, points, groups, split, torch.from_numpy(self.cdf),
-                                   torch.from_numpy(self.last), behaviour)
-        return Terms.cat([fused, episodes])

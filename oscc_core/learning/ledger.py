@@ -1,6 +1,6 @@
 """Per-run cost ledger of the learners: every count is an exact int64, summed over iterations.
 
-physical_calls   the budget's unit: branch rollouts (ppo: transitions)
+physical_calls   the budget's unit: branch rollouts (ppo: hands played from the deal)
 transitions      environment steps: forced root actions plus every drawn decision
 decisions        policy draws (continuation actions, grpo's sampled root actions, ppo's actions)
 root_draws       uniforms of the `root` stream (one per decision point or hand)
