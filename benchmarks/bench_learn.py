@@ -32,8 +32,8 @@ learners on a GPU (the GPU kernels of `oscc_core.learning.fused_cuda`) and
 prints each of our three figures as a ratio to the same figure of the fused
 CPU path on this machine, then the study's batch: both learners x four arms
 x 30 seeds = 240 runs, one `Learners` per learner for the enumerate and
-sample arms (cp_grpo, independent, grpo: 90 runs on the GPU kernels) and one
-for ppo (30 runs: whole episodes, the torch path), in run-iterations per
+sample arms (cp_grpo, independent, grpo: 90 runs) and one for ppo (30 runs:
+whole episodes), all on the GPU kernels, in run-iterations per
 second on CUDA and on this machine's CPU (on a machine without CUDA the
 script says so and exits with status 1).  `--threads N` sets torch's intra-op threads (the few
 remaining torch ops, such as exp, are small).  The ratio comes last.
@@ -214,7 +214,7 @@ def learner_trio(device: str) -> dict[str, Learners]:
 
 def study_batch(device: str) -> dict[str, Learners]:
     """The study's 240 runs on `device`, one `Learners` per learner and kind of arm: the enumerate and sample arms
-    (90 runs: the fused engine of the device) and ppo (30 runs: whole episodes, the torch path on CUDA)."""
+    (90 runs) and ppo (30 runs: whole episodes), each on the fused engine of the device."""
     schedules = {"literal": schedule(), "converging": learner_schedule(CONVERGING, schedule(), **CONVERGING_CHOICE)}
     return {f"{learner}/{kind}": Learners(GAME, [RunSpec(arm, seed) for arm in arms for seed in STUDY_SEEDS], sched,
                                           device=device)

@@ -116,10 +116,10 @@ def learners(device) -> dict:
 
 
 def learners_fused(device) -> dict:
-    """The enumerate and sample arms of both learners on the device's fused engine ("auto": the CPU kernels on the
-    CPU, the GPU kernels on CUDA), with and without a budget, a snapshot restored on the way."""
+    """Every arm of both learners on the device's fused engine ("auto": the CPU kernels on the CPU, the GPU kernels
+    on CUDA), with and without a budget, a snapshot restored on the way."""
     out = {}
-    runs = [RunSpec(a, s) for a in ("cp_grpo", "independent", "grpo", "uniform") for s in SEEDS]
+    runs = [RunSpec(a, s) for a in LEARNER_ARMS for s in SEEDS]
     for learner in (LITERAL, CONVERGING):
         for budget in (None, 150):
             base = Schedule(**{**SMALL.as_dict(), "budget": budget, "iterations": 4})
@@ -133,6 +133,15 @@ def learners_fused(device) -> dict:
             out.update(_learner_state(ls, f"{learner}/{budget}/"))
             out[f"{learner}/{budget}/average"] = ls.average_tables()
     return out
+
+
+def study_tasks(device) -> dict:
+    """Two study tasks trained together on the device (`learning.study.run_tasks_together`): budgets that cut
+    runs inside an iteration, a snapshot each iteration, runs put back one by one, checkpoints kept."""
+    from oscc_core.learning.study import Task, run_tasks_together
+    tasks = [Task.make("kuhn", "converging", arm, (1, 2), SMALL, (60, 150), keep_table=True)
+             for arm in ("cp_grpo", "ppo")]
+    return {str(i): result for i, result in enumerate(run_tasks_together(tasks, device))}
 
 
 # ----- one small call of each chapter's core computation that takes a device ----------------------------------
@@ -183,6 +192,7 @@ def chapter_transfer(device) -> dict:
 
 
 CASES = {"collector": collector, "01_contract": violations, "learners": learners, "learners_fused": learners_fused,
+         "study_tasks": study_tasks,
          "02_covariance": chapter_covariance, "03_gradient_noise": chapter_gradient_noise,
          "04_selector": chapter_selector, "05_solver": chapter_solver, "06_transfer": chapter_transfer}
 

@@ -19,3 +19,30 @@ def simulated_results(script: str, timeout: int) -> dict:
     done = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def thread_safe_shared_arrays() -> None:
+    """Make the simulator's `cuda.shared.array` safe for a block's threads.
+
+    The simulator runs a block's threads as Python threads and finds a shared
+    array by the line that declares it: the first thread to get there makes
+    it.  Its check-then-store is not atomic, so two threads arriving together
+    could each make one, and each then works in an array of its own: a block
+    kernel reads what no thread wrote (seen as a flaky garbage index).  Here
+    the store is one `dict.setdefault`, atomic under the GIL.
+    """
+    import traceback
+
+    import numpy as np
+    from numba.cuda.simulator import kernelapi
+    original = kernelapi.FakeCUDAShared.array
+
+    def array(self, shape, dtype):
+        if shape == 0:                              # dynamic shared memory: one buffer, no race
+            return original(self, shape, dtype)
+        if isinstance(dtype, kernelapi.types.Type):
+            dtype = kernelapi.numpy_support.as_dtype(dtype)
+        caller = traceback.extract_stack(sys._getframe())[-2][0:2]
+        return self._allocations.setdefault(caller, np.empty(shape, dtype))
+
+    kernelapi.FakeCUDAShared.array = array

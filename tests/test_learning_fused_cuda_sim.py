@@ -7,9 +7,10 @@ case, which quantities of the GPU engine differ from the fused CPU kernels
 and from the torch path (the independent engine: tensor operations written
 separately).  Each case is small (the simulator interprets every thread in
 Python): both learners (the literal one; the converging one with its
-counterfactual law, proximal pull and moving magnet), every enumerate and
-sample arm, a budget that stops runs mid-iteration, given group ids, and a
-snapshot taken and restored between iterations.  The GPU engine runs with
+counterfactual law, proximal pull and moving magnet), every arm (ppo's
+whole hands, GAE and value table included), a budget that stops runs
+mid-iteration, given group ids, and a snapshot taken and restored between
+iterations, for every run and run by run.  The GPU engine runs with
 torch's default device set to "meta", so a tensor it made without naming
 the run's device would fail the case.
 """
@@ -21,27 +22,28 @@ import warnings
 
 import pytest
 
-from simulator import simulated_results
+from simulator import simulated_results, thread_safe_shared_arrays
 
-ARMS = ("cp_grpo", "independent", "grpo", "uniform")
-#: case -> (game, learner, budget, iterations, decision points, given group ids, seeds); Leduc's cases are
-#: smaller (the simulator interprets about a thousand of its table rows a second)
+ARMS = ("cp_grpo", "independent", "grpo", "uniform", "ppo")
+#: case -> (game, learner, budget, iterations, decision points, given group ids, seeds, value tables start at
+#: -0.0); Leduc's cases are smaller (the simulator interprets about a thousand of its table rows a second)
 CASES = {
     "kuhn-literal": ("kuhn", "literal", None, 4, 4, False, (3, 5)),
     "kuhn-literal-budget": ("kuhn", "literal", 40, 5, 4, True, (3, 5)),
+    "kuhn-budget-cuts-ppo": ("kuhn", "literal", 14, 5, 4, False, (3,), True),
     "kuhn-converging-budget": ("kuhn", "converging", 60, 6, 4, False, (3, 5)),
     "leduc-literal": ("leduc", "literal", None, 3, 3, True, (3,)),
     "leduc-converging-budget": ("leduc", "converging", 30, 3, 3, False, (5,)),
 }
-COMPARED = ("logits", "cumulative", "ledger", "spent", "magnet", "average", "coverage")
+COMPARED = ("logits", "values", "cumulative", "ledger", "spent", "magnet", "average", "coverage")
 #: The pull's per-state draw counts: scratch the fused engines fill only when a pull reads them.
 PULL_ONLY = ("draws",)
 
 
 def _run_case(engine: str, game: str, learner: str, budget, iterations: int, points: int, given: bool,
-              seeds: tuple) -> dict:
+              seeds: tuple, negative_zero_values: bool = False) -> dict:
     """The learners' state after `iterations` steps on `engine` (a snapshot taken and restored after the
-    second)."""
+    second; after the third, when more follow, half the runs put back)."""
     import torch
     from oscc_core.learning.loop import Learners, RunSpec, Schedule
     from oscc_core.learning.study_design import learner_schedule
@@ -49,7 +51,11 @@ def _run_case(engine: str, game: str, learner: str, budget, iterations: int, poi
                     budget=budget)
     schedule = learner_schedule(learner, base, eta=2.0, alpha=0.5, kappa=0.1)
     runs = [RunSpec(arm, seed) for arm in ARMS for seed in seeds]
-    learners = Learners(game, runs, schedule, engine=engine)
+    values = None
+    if negative_zero_values:         # the torch path adds 0.0 to every row: -0.0 becomes +0.0
+        values = torch.full((len(runs), len(Learners(game, [], schedule).game.infostates)), -0.0,
+                            dtype=torch.float64, device="cpu")
+    learners = Learners(game, runs, schedule, values=values, engine=engine)
     before_last = learners.logits.clone()
     for i in range(iterations):
         before_last = learners.logits.clone()
@@ -59,7 +65,12 @@ def _run_case(engine: str, game: str, learner: str, budget, iterations: int, poi
             snapshot = learners.snapshot()
             learners.step()
             learners.restore(snapshot)
-    state = {k: getattr(learners, k).clone() for k in ("logits", "spent", "draws", "magnet")}
+        if i == 2 and i + 1 < iterations:    # half the runs put back one by one, as a study's budgets do
+            snapshot = learners.snapshot()
+            learners.step()
+            for r in range(0, len(runs), 2):
+                learners.restore_run(snapshot, r)
+    state = {k: getattr(learners, k).clone() for k in ("logits", "values", "spent", "draws", "magnet")}
     state["thresholds"] = _thresholds(learners, before_last)
     return {**state, "cumulative": learners.cumulative.copy(), "ledger": learners.ledger.array(),
             "average": learners.average_tables(), "coverage": learners.coverage(), "engine": learners.engine}
@@ -80,6 +91,7 @@ def _thresholds(learners, before_last):
 def _compare(case: tuple) -> dict:
     import numpy as np
     import torch
+    from oscc_core.learning.ledger import FIELDS
     with torch.device("meta"):          # a tensor made without the run's device lands on meta and fails
         runs = {"fused_cuda": _run_case("fused_cuda", *case)}
     runs.update({engine: _run_case(engine, *case) for engine in ("fused", "torch")})
@@ -92,7 +104,9 @@ def _compare(case: tuple) -> dict:
     return {"engine": gpu["engine"],
             **{f"vs_{e}": [k for k in compared if not same(gpu[k], runs[e][k])] for e in ("fused", "torch")},
             "thresholds_vs_torch": same(gpu["thresholds"], runs["torch"]["thresholds"]),
-            "spent_any": bool(np.asarray(gpu["spent"]).any())}
+            "spent_any": bool(np.asarray(gpu["spent"]).any()),
+            "ppo_values_moved": bool(np.abs(gpu["values"].numpy()).max() > 0),
+            "hands_unused": int(gpu["ledger"][FIELDS.index("unused_hands")].sum())}
 
 
 @pytest.fixture(scope="module")
@@ -122,12 +136,12 @@ def test_the_budget_cases_stop_runs_inside_the_iterations_compared(simulated):
     assert all(simulated[c]["spent_any"] for c, spec in CASES.items() if spec[2] is not None)
 
 
-def test_the_gpu_engine_refuses_ppo_runs_in_one_sentence():
-    from oscc_core.learning.fused_cuda import CudaStep
-    from oscc_core.learning.loop import Learners, RunSpec, Schedule
-    learners = Learners("kuhn", [RunSpec("cp_grpo", 1), RunSpec("ppo", 1)], Schedule(iterations=1), engine="torch")
-    with pytest.raises(ValueError, match="ppo runs on the torch path"):
-        CudaStep(learners)
+def test_the_cases_train_ppo_runs_whose_value_tables_move(simulated):
+    assert all(simulated[c]["ppo_values_moved"] for c in CASES)
+
+
+def test_a_budget_cuts_a_ppo_runs_hands_inside_the_iterations_compared(simulated):
+    assert simulated["kuhn-budget-cuts-ppo"]["hands_unused"] > 0
 
 
 def test_without_numba_cuda_asking_for_the_gpu_engine_names_what_it_needs(monkeypatch):
@@ -141,6 +155,7 @@ def test_without_numba_cuda_asking_for_the_gpu_engine_names_what_it_needs(monkey
 if __name__ == "__main__":      # the child process: numba's CUDA simulator is on
     warnings.filterwarnings("ignore", category=RuntimeWarning)    # uint64 hashing wraps, as intended
     sys.setswitchinterval(1e-5)   # the simulator's block runner polls its threads: a barrier waits a switch
+    thread_safe_shared_arrays()   # short switches make the simulator's own shared-array race likely
     from numba import config
     results = {name: _compare(case) for name, case in CASES.items()}
     print(json.dumps(results | {"_simulator": bool(config.ENABLE_CUDASIM)}))

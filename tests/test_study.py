@@ -139,3 +139,36 @@ def test_the_runs_do_not_depend_on_how_the_seeds_are_grouped_into_tasks(tmp_path
                                    runs_per_task=size)
         tables.append(design.runs_table(run_tasks(tasks, tmp_path / str(size), workers=1)["results"]))
     assert canonical_json(tables[0]) == canonical_json(tables[1])
+
+
+# ----- tasks trained together, and studies on a device -------------------------------------------------------------
+TOGETHER = [study.Task.make("kuhn", "converging", a, s, CONVERGING, (150, 700), keep_table=k)
+            for a, s, k in (("cp_grpo", (7, 8), True), ("ppo", (7,), False), ("grpo", (9,), True))]
+
+
+def test_tasks_trained_in_one_batch_give_each_task_its_result_alone():
+    together = study.run_tasks_together(TOGETHER)
+    assert [canonical_json(r) for r in together] == [canonical_json(study.run_task(t)) for t in TOGETHER]
+
+
+def test_only_tasks_with_one_game_schedule_and_budgets_train_together():
+    other = study.Task.make("kuhn", "converging", "cp_grpo", (1,), CONVERGING, (150, 900))
+    with pytest.raises(ValueError, match="share their game, schedule and budgets"):
+        study.run_tasks_together([TOGETHER[0], other])
+
+
+def test_a_study_on_a_device_runs_its_tasks_here_in_batches_with_the_bytes_of_dask(tmp_path, monkeypatch):
+    from oscc_core.reporting import study_runner
+    batches = []
+
+    def on_this_cpu(tasks, device):                  # a GPU device stands in: the batches run on this CPU
+        batches.append((len(tasks), str(device)))
+        return study.run_tasks_together(tasks, "cpu")
+
+    monkeypatch.setattr(study_runner, "run_tasks_together", on_this_cpu)
+    here = run_tasks(TASKS, tmp_path / "here", device="meta")
+    dask = run_tasks(TASKS, tmp_path / "dask", workers=2)
+    assert canonical_json(here["results"]) == canonical_json(dask["results"])
+    assert batches == [(6, "meta")] and here["workers"] == "in process on meta"
+    with pytest.raises(StudyInterrupted):
+        run_tasks(TASKS, tmp_path / "stopped", device="meta", stop_after=2)

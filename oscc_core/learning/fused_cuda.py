@@ -14,11 +14,14 @@ that source with `numba.cuda.jit(device=True)` (the collector's
    of the law (one thread: its order is the CPU's), N decision points and
    the prefix of them its budget allows;
 3. one thread per (run, decision point): its lanes played to the end, their
-   ledger counts and surrogate terms, in the point's own slots;
-4. one block per run: the E clipped-surrogate epochs, one thread per
-   touched table row summing that row's terms in term order (a row only
-   ever takes terms of its own run's points, so this is the CPU's order),
-   the proximal pull and the magnet, the iteration and budget counts.
+   ledger counts and surrogate terms, in the point's own slots (a ppo run:
+   its hand n, dealt, played and its GAE advantages, `fused_episodes`);
+4. one block per run: a ppo run's z-scored terms and value targets (one
+   thread, in transition order), the E clipped-surrogate epochs, one thread
+   per touched table row summing that row's terms in term order (a row only
+   ever takes terms of its own run, so this is the CPU's order), the
+   value table's move, the proximal pull and the magnet, the iteration and
+   budget counts.
 
 Nothing goes back to the host inside an iteration: logits, average-policy
 sums, ledger and scratch stay in device memory, and the host only launches.
@@ -26,8 +29,7 @@ Every product that a sum takes is `fixed_math.product`, here libdevice's
 `dmul_rn`, so the CUDA compiler cannot fuse it into an FMA (one rounding
 where the CPU makes two).
 
-PPO runs (whole episodes) are not fused: a batch with one runs on the torch
-path.  Under numba's CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`) the same
+Under numba's CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`) the same
 kernels run on the CPU, which is how CI checks them against `learning.fused`.
 """
 from __future__ import annotations
@@ -42,6 +44,7 @@ import torch
 from oscc_core import fixed_math
 from oscc_core.engine import fused_cuda as engine_cuda
 from oscc_core.engine.fused import _U
+from oscc_core.learning import fused_episodes as e
 from oscc_core.learning import fused_kernels as k
 from oscc_core.learning.fused import _KIND, _TAGS, game_data, kernel_tables, link_ledger, prefix_columns
 from oscc_core.learning.ledger import FIELDS
@@ -59,7 +62,7 @@ SIMULATOR_THREADS = 2
 #: Shared-memory capacities of a run's block: information states (its cumulative law) and decision points.
 MAX_STATES, MAX_POINTS = 1024, 512
 #: engine.fused's and fixed_math's functions the learning kernels call.
-_ENGINE_CALLEES = ("_absorb", "_bits", "_draw", "_play_pair", "_public_card")
+_ENGINE_CALLEES = ("_absorb", "_bits", "_draw", "_play_pair", "_public_card", "_step")
 _MATH_CALLEES = ("exp_scalar", "exp_rows")
 
 
@@ -99,7 +102,11 @@ def _namespace() -> dict:
     module.__dict__.update({name: engine[name] for name in _ENGINE_CALLEES})
     module.__dict__.update({name: maths[name] for name in _MATH_CALLEES})
     namespace = engine_cuda.retarget(device, k.SHARED_FUNCTIONS, module)
-    namespace.update(cuda=cuda, MAX_STATES=MAX_STATES, MAX_POINTS=MAX_POINTS)
+    episodes = types.ModuleType("fused_episodes_cuda")
+    episodes.__dict__.update(vars(e), product=product, **{name: engine[name] for name in _ENGINE_CALLEES})
+    namespace.update({name: f for name, f in engine_cuda.retarget(device, e.SHARED_FUNCTIONS, episodes).items()
+                      if name in e.SHARED_FUNCTIONS})
+    namespace.update(cuda=cuda, MAX_STATES=MAX_STATES, MAX_POINTS=MAX_POINTS, UNUSED=e.UNUSED)
     return namespace
 
 
@@ -152,23 +159,26 @@ def _law_block(running, spent, active, kind, behaviour, cumulative, plan, level_
         for i in range(1, n_info):
             per_state[i] = per_state[i - 1] + per_state[i]
     cuda.syncthreads()
-    sample = kind[r] == SAMPLE_KIND  # noqa: F821
+    sample, episode = kind[r] == SAMPLE_KIND, kind[r] == OTHER_KIND  # noqa: F821
     for n in range(tid, n_points, width):
         state = _draw_point(r, n, per_state, n_info, root_prefix, tag_group, base)  # noqa: F821
         points[r, n] = state
-        costs[n] = _point_cost(sample, group_size, legal, info_node[state])  # noqa: F821
+        costs[n] = 1 if episode else _point_cost(sample, group_size, legal, info_node[state])  # noqa: F821
     cuda.syncthreads()
     if tid == 0:
         active[r] = True
         kept[r] = _kept_points(r, costs, n_points, budget, counts, spent)  # noqa: F821
+        if episode:                                      # a hand is one call; the hands cut off are counted
+            counts[UNUSED, r] += n_points - kept[r]  # noqa: F821
 
 
 def _points_body(active, kind, kept, share_hidden, share_chance, updates, group_size, width_max, hidden_p, chance_p,
                  policy_p, tags, event, base, points, weights, hid_cum, hid_last, behaviour, cdf, last, info_node,
                  info_player, info_card, info_public, n_info, steps, num_cards, has_chance, player, chance_child,
                  child, legal, info_index, utility, scratch_i, scratch_u, scratch_f, counts, t_row, t_action,
-                 t_weight, t_adv, t_pi0, wrote):
-    """Thread t = r * N + n: run r's decision point n, its counts in ledger column t and terms in its slots."""
+                 t_weight, t_adv, t_pi0, wrote, root_p, values, lam, ep_info, ep_action, ep_adv):
+    """Thread t = r * N + n: run r's decision point n (a ppo run: its hand n, in hand row t), its counts in
+    ledger column t and terms in its slots."""
     t = cuda.grid(1)
     n_points = points.shape[1]
     if t < wrote.shape[0]:
@@ -176,7 +186,14 @@ def _points_body(active, kind, kept, share_hidden, share_chance, updates, group_
         for f in range(counts.shape[0]):
             counts[f, t] = 0
         wrote[t] = 0
-        if active[r] and n < kept[r]:
+        if kind[r] == OTHER_KIND:  # noqa: F821
+            if active[r] and n < kept[r]:
+                row0 = r * n_info
+                _episode_hand(r, n, (root_p, hidden_p, chance_p, policy_p, tags, event, base),  # noqa: F821
+                              (steps, num_cards, has_chance, player, chance_child, child, legal, info_index, utility),
+                              cdf[row0:row0 + n_info], last[row0:row0 + n_info], values, row0, info_player, lam,
+                              (ep_info, ep_action, ep_adv), t, counts, t)
+        elif active[r] and n < kept[r]:
             sample = kind[r] == SAMPLE_KIND  # noqa: F821
             wrote[t] = _collect_point(  # noqa: F821
                 r, n, sample, group_size if sample else legal.shape[1], np.float64(max(kept[r], 1)),
@@ -190,18 +207,22 @@ def _points_body(active, kind, kept, share_hidden, share_chance, updates, group_
 
 def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t_action, t_weight, t_adv, t_pi0,
                   touched, n_info, epochs, behaviour, probs, expd, shifted, grad, flat, legal, rates, upper, lower,
-                  counts, negative_zero, rates_finite, proximal, magnet, alpha, kappa, draws, budget, spent):
-    """Block r: run r's ledger counts, E epochs (one thread per touched row, its terms in term order), pull and
-    magnet, iteration and budget counts (`_epoch_body` and `_pull_run`, in parallel)."""
+                  counts, negative_zero, rates_finite, proximal, magnet, alpha, kappa, draws, budget, spent, kind,
+                  values, value_sums, value_rate, ep_info, ep_action, ep_adv, row_cap):
+    """Block r: run r's ledger counts, a ppo run's terms and value targets, E epochs (one thread per touched row,
+    its terms in term order), the value table's move, pull and magnet, iteration and budget counts
+    (`_episode_run`, `_epoch_body`, `_update_values` and `_pull_run`, in parallel)."""
     r, tid, width = cuda.blockIdx.x, cuda.threadIdx.x, cuda.blockDim.x
     n_points = points.shape[1]
     row0, base_t = r * n_info, r * n_points
     used = kept[r] if active[r] else 0
+    episode = kind[r] == OTHER_KIND  # noqa: F821
+    lanes = 0 if episode else used                       # decision points whose lanes made terms
     point_row = cuda.shared.array(MAX_POINTS, np.int64)  # noqa: F821
     point_terms = cuda.shared.array(MAX_POINTS, np.int64)  # noqa: F821
-    rows_u = cuda.shared.array(MAX_POINTS, np.int64)  # noqa: F821
-    n_rows_shared = cuda.shared.array(1, np.int64)
-    for n in range(tid, used, width):
+    rows_u = cuda.shared.array(MAX_STATES, np.int64)  # noqa: F821
+    n_rows_shared = cuda.shared.array(2, np.int64)
+    for n in range(tid, lanes, width):
         point_row[n], point_terms[n] = row0 + points[r, n], wrote[base_t + n]
     for i in range(row0 + tid, row0 + n_info, width):
         touched[i], draws[i] = False, 0.0
@@ -212,18 +233,23 @@ def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t
             total += point_counts[field, base_t + n]
         counts[field, r] += total
     cuda.syncthreads()
+    start = base_t * width_max                           # a ppo run's terms: one per transition, from here
     if tid == 0:                                         # the touched rows, each once
-        n_rows = 0
-        for n in range(used):
-            if point_terms[n] > 0 and not touched[point_row[n]]:
-                touched[point_row[n]] = True
-                rows_u[n_rows] = point_row[n]
-                n_rows += 1
-        n_rows_shared[0] = n_rows
+        n_rows, n_episode_terms = 0, 0
+        if episode and used > 0:
+            n_episode_terms = _episode_run(used, (ep_info, ep_action, ep_adv), base_t, values, row0,  # noqa: F821
+                                           behaviour, value_sums, draws, (t_row, t_action, t_weight, t_adv, t_pi0),
+                                           start)
+            for j in range(start, start + n_episode_terms):
+                n_rows = _touch(t_row[j], touched, rows_u, n_rows)  # noqa: F821
+        for n in range(lanes):
+            if point_terms[n] > 0:
+                n_rows = _touch(point_row[n], touched, rows_u, n_rows)  # noqa: F821
+        n_rows_shared[0], n_rows_shared[1] = n_rows, n_episode_terms
     cuda.syncthreads()
-    n_rows = n_rows_shared[0]
+    n_rows, n_episode_terms = n_rows_shared[0], n_rows_shared[1]
     every_row = negative_zero[0] != 0 or not rates_finite
-    expd_r, shifted_r = expd[base_t:base_t + n_points], shifted[base_t:base_t + n_points]
+    expd_r, shifted_r = expd[r * row_cap:(r + 1) * row_cap], shifted[r * row_cap:(r + 1) * row_cap]
     for e in range(epochs):
         table = probs if e > 0 else behaviour
         for j in range(tid, n_rows, width):
@@ -235,7 +261,13 @@ def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t
             for a in range(flat.shape[1]):
                 grad[row, a] = 0.0
             terms_seen, clipped_seen = 0, 0
-            for n in range(used):                        # this row's terms, in term order
+            for q in range(start, start + n_episode_terms):     # a ppo run's terms, in term order
+                if t_row[q] == row:
+                    clipped = _term_gradient(q, (t_row, t_action, t_weight, t_adv, t_pi0), table, grad,  # noqa: F821
+                                             upper, lower)
+                    terms_seen += 1
+                    clipped_seen += 1 if clipped else 0
+            for n in range(lanes):                       # this row's terms, in term order
                 if point_row[n] == row:
                     for s in range(point_terms[n]):
                         clipped = _term_gradient((base_t + n) * width_max + s,  # noqa: F821
@@ -255,10 +287,16 @@ def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t
         for j in range(tid, n_rows, width):
             _shift_row(flat, legal, n_info, rows_u[j], shifted_r, j)  # noqa: F821
         cuda.syncthreads()
+    any_episode = False                                  # the torch path moves the whole value table then
+    for q in range(kind.shape[0]):
+        any_episode = any_episode or (kind[q] == OTHER_KIND and active[q])  # noqa: F821
+    if any_episode:
+        for i in range(row0 + tid, row0 + n_info, width):
+            _update_values(values, value_sums, value_rate, i)  # noqa: F821
     if proximal and active[r]:
         for i in range(tid, n_info, width):
-            drawn = 0.0
-            for n in range(used):
+            drawn = draws[row0 + i] if episode else 0.0  # a ppo run's draws are its visits
+            for n in range(lanes):
                 drawn += 1.0 if point_row[n] == row0 + i else 0.0
             draws[row0 + i] = drawn
             _pull_state(flat, magnet, row0 + i, alpha, rates[r], drawn, n_points, kappa)  # noqa: F821
@@ -304,19 +342,19 @@ def _as_kernel_array(t: torch.Tensor):
 
 
 class CudaStep:
-    """Device buffers and static tables of one `Learners` object (enumerate and sample arms), and its `step`."""
+    """Device buffers and static tables of one `Learners` object, and its `step`."""
 
     def __init__(self, learners) -> None:
         self.learners = L = learners
         game, s = L.game, L.schedule
-        if any(_KIND[arm.samples] == k.OTHER_KIND for arm in L.arms):
-            raise ValueError("the fused GPU engine runs enumerate and sample arms only (ppo runs on the torch path).")
         r, n_info, a, n = len(L.runs), len(game.infostates), game.num_actions, s.decision_points
         if n_info > MAX_STATES or n > MAX_POINTS:
             raise ValueError(f"the fused GPU engine takes at most {MAX_STATES} information states and "
                              f"{MAX_POINTS} decision points, got {n_info} and {n}.")
         d, (sf, info, tree) = game_data(game), kernel_tables(game)
-        self.shape, self.width, t = (r, n_info, a), max(a, s.group_size), r * n
+        episodes = any(_KIND[arm.samples] == k.OTHER_KIND for arm in L.arms)
+        # a point's term slots: its lanes, or (ppo) a hand's decisions, at most the game's steps
+        self.shape, self.width, t = (r, n_info, a), max(a, s.group_size, d["steps"] if episodes else 0), r * n
         put, empty = cuda.to_device, cuda.device_array
         self.sf = tuple(put(v) if isinstance(v, np.ndarray) else v for v in sf)
         self.info = tuple(put(v) if isinstance(v, np.ndarray) else v for v in info)
@@ -337,7 +375,12 @@ class CudaStep:
         self.point_counts, self.wrote = empty((len(FIELDS), t), np.int64), empty(t, np.int64)
         self.terms = (empty(t * self.width, np.int64), empty(t * self.width, np.int64), empty(t * self.width),
                       empty(t * self.width), empty(t * self.width))
-        self.touched, self.rows_expd, self.rows_shifted = empty(rows, np.bool_), empty((t, a)), empty((t, a))
+        # a run's touched rows: at most one per decision point, or (ppo) per transition and state
+        self.row_cap = max(n, min(n_info, n * d["steps"])) if episodes else n
+        self.touched, self.rows_expd = empty(rows, np.bool_), empty((r * self.row_cap, a))
+        self.rows_shifted = empty((r * self.row_cap, a))
+        self.hand = (empty((t, d["steps"]), np.int64), empty((t, d["steps"]), np.int64), empty((t, d["steps"])))
+        self.value_sums = (cuda.to_device(np.zeros(rows)), cuda.to_device(np.zeros(rows)))
         self.law = DECISION_LAWS.index(s.decision_law)
         self.negative_zero = torch.zeros(1, dtype=torch.int64, device=L.device)
         self.base = torch.zeros(r, dtype=torch.int64, device=L.device)
@@ -348,12 +391,27 @@ class CudaStep:
         self._arrays: dict[str, tuple] = {}
         self.block_t = link_ledger(L.ledger)
 
-    def _array(self, name: str, t: torch.Tensor):
-        """`t` as a kernel argument, made once per tensor (the learners may replace a tensor, never resize it)."""
+    def _array(self, name: str, source: torch.Tensor, shape: tuple | None = None, dtype=None):
+        """`source` (viewed with `shape` and `dtype`) as a kernel argument, made once per tensor: a view made
+        anew each step would be a new object, so the cache holds the learners' tensor itself (they may replace a
+        tensor, never resize it)."""
         held = self._arrays.get(name)
-        if held is None or held[0] is not t:
-            held = self._arrays[name] = (t, _as_kernel_array(t))
+        if held is None or held[0] is not source:
+            view = source if shape is None else source.view(shape)
+            held = self._arrays[name] = (source, _as_kernel_array(view if dtype is None else view.view(dtype)))
         return held[1]
+
+    def device_cumulative(self) -> torch.Tensor:
+        """The average-policy sums [R, n_info, A] on the device (writes into the host copy handed out taken back
+        first); the next step reads what is written into it."""
+        self._take_host_writes()
+        return self.cumulative
+
+    def _take_host_writes(self) -> None:
+        L = self.learners
+        if self._host_view:
+            self.cumulative.copy_(torch.as_tensor(L._cumulative, device=L.device))
+            self._host_view = False
 
     def host_cumulative(self) -> np.ndarray:
         """The average-policy sums [R, n_info, A] on the host (`Learners.cumulative`); writes into the array
@@ -384,9 +442,7 @@ class CudaStep:
         L, n = self.learners, self.learners.schedule.decision_points
         if L.ledger.counts[FIELDS[0]].data_ptr() != self.block_t.data_ptr():
             self.block_t = link_ledger(L.ledger)       # the ledger was replaced
-        if self._host_view:
-            self.cumulative.copy_(torch.as_tensor(L._cumulative, device=L.device))
-            self._host_view = False
+        self._take_host_writes()
         if not L.logits.is_contiguous():
             L.logits = L.logits.contiguous()
         if group_base is None:
@@ -403,11 +459,11 @@ class CudaStep:
     def step(self, group_base: torch.Tensor | None, split: int) -> None:
         L, s, (r, n_info, a) = self.learners, self.learners.schedule, self.shape
         self._sync_state(group_base)
-        flat, spent, block = (self._array(name, t) for name, t in
-                              (("flat", L.logits.view(-1, a)), ("spent", L.spent), ("block", self.block_t)))
-        bits, magnet, draws, base, cumulative, negative_zero = (self._array(name, t) for name, t in (
-            ("bits", L.logits.view(-1, a).view(torch.int64)), ("magnet", L.magnet.view(-1, a)),
-            ("draws", L.draws.view(-1)), ("base", self.base), ("cumulative", self.cumulative),
+        flat, bits = self._array("flat", L.logits, (-1, a)), self._array("bits", L.logits, (-1, a), torch.int64)
+        magnet, draws, values = (self._array(name, t, (-1, a) if name == "magnet" else (-1,))
+                                 for name, t in (("magnet", L.magnet), ("draws", L.draws), ("values", L.values)))
+        spent, block, base, cumulative, negative_zero = (self._array(name, t) for name, t in (
+            ("spent", L.spent), ("block", self.block_t), ("base", self.base), ("cumulative", self.cumulative),
             ("negative_zero", self.negative_zero)))
         root_p, hidden_p, chance_p, policy_p = self._prefix_table(split)
         rates, budget = self._rates_now(), -1 if s.budget is None else int(s.budget)
@@ -422,10 +478,12 @@ class CudaStep:
         _per_item("points", r * s.decision_points, stream, self.active, self.kind, self.kept, *self.runs, s.group_size,
                   self.width, hidden_p, chance_p, policy_p, self.tags, self.event, base, self.points, self.weights,
                   self.hid_cum, self.hid_last, *law, *self.info, *self.tree, self.scratch_i, self.scratch_u,
-                  self.scratch_f, self.point_counts, *self.terms, self.wrote)
+                  self.scratch_f, self.point_counts, *self.terms, self.wrote, root_p, values, float(s.gae_lambda),
+                  *self.hand)
         _launch("update", r, _threads(), stream, self.active, self.kept, self.points, self.point_counts, self.wrote,
                 self.width, *self.terms, self.touched, n_info, s.epochs, self.behaviour, self.probs, self.rows_expd,
                 self.rows_shifted, self.grad, flat, self.info_legal, rates, 1 + s.epsilon, 1 - s.epsilon, block,
                 negative_zero, self._rates_finite, bool(s.proximal), magnet, float(s.proximal_alpha),
-                float(s.proximal_kappa), draws, budget, spent)
+                float(s.proximal_kappa), draws, budget, spent, self.kind, values, self.value_sums,
+                float(s.value_rate), *self.hand, self.row_cap)
         L.iteration += 1

@@ -32,7 +32,7 @@ the run's `Ledger`.
 Three engines compute the iteration, bitwise the same numbers: "torch"
 (tensor operations on any device, the reference), "fused" (`learning.fused`:
 compiled CPU kernels) and "fused_cuda" (`learning.fused_cuda`: the same
-kernels' source compiled for the GPU, for batches without ppo runs); "auto"
+kernels' source compiled for the GPU); "auto"
 picks fused on the CPU and fused_cuda on CUDA where numba's CUDA target is
 installed.
 """
@@ -151,17 +151,16 @@ class Learners:
     def _kernel(self, engine: str) -> str | None:
         """Which compiled engine runs `engine` here: "fused" (CPU kernels), "fused_cuda" (GPU kernels) or None
         (the torch path).  "auto" and "fused" take the CPU kernels on the CPU and the GPU kernels on CUDA, where
-        numba's CUDA target is present and no run plays whole episodes (ppo); "fused_cuda" asks for the GPU
-        kernels on any device (on the CPU, numba's CUDA simulator)."""
+        numba's CUDA target is present; "fused_cuda" asks for the GPU kernels on any device (on the CPU, numba's
+        CUDA simulator)."""
         if engine == "torch":
             return None
         float64 = self.logits.dtype == torch.float64
-        episodes = any(arm.samples == EPISODE for arm in self.arms)
         if engine == "fused_cuda" or self.device.type == "cuda":
             from oscc_core.engine import fused_cuda
-            ready = float64 and not episodes and fused_cuda.available()
+            ready = float64 and fused_cuda.available()
             if engine != "auto" and not ready:
-                raise ValueError(f"the {engine} engine on {self.device.type} needs float64 logits, no ppo run and "
+                raise ValueError(f"the {engine} engine on {self.device.type} needs float64 logits and "
                                  "numba's CUDA target (pip install numba-cuda).")
             return "fused_cuda" if ready else None
         if engine == "fused" and not (self.device.type == "cpu" and float64):
@@ -348,19 +347,38 @@ class Learners:
     # ----- snapshots (the study's budget marks) ---------------------------------------------
     def snapshot(self) -> dict:
         """Copies of everything an iteration changes: logits, values, magnet, average-policy sums, ledger,
-        spent runs and the iteration counter (`restore` puts them back, in place)."""
+        spent runs and the iteration counter (`restore` puts them back, in place).  Each stays where it lives:
+        the GPU engine's average-policy sums are copied on the device, so a snapshot per iteration costs no
+        transfer."""
+        cumulative = self._fused.device_cumulative().clone() if self.engine == "fused_cuda" else \
+            self._cumulative.copy()
         return {"logits": self.logits.clone(), "values": self.values.clone(), "magnet": self.magnet.clone(),
-                "cumulative": self.cumulative.copy(), "spent": self.spent.clone(), "iteration": self.iteration,
+                "cumulative": cumulative, "spent": self.spent.clone(), "iteration": self.iteration,
                 "ledger": {f: c.clone() for f, c in self.ledger.counts.items()}}
 
     def restore(self, snap: dict) -> None:
         """Back to the state of `snapshot` (tensors written in place: the fused path holds views of them)."""
         for name in ("logits", "values", "magnet", "spent"):
             getattr(self, name).copy_(snap[name])
-        np.copyto(self.cumulative, snap["cumulative"])
+        self._put_cumulative(snap["cumulative"], slice(None))
         for f, c in self.ledger.counts.items():
             c.copy_(snap["ledger"][f])
         self.iteration = snap["iteration"]
+
+    def restore_run(self, snap: dict, r: int) -> None:
+        """Put run r, and only it, back to its state in `snap` (the iteration counter is the batch's: kept)."""
+        for name in ("logits", "values", "magnet", "spent"):
+            getattr(self, name)[r] = snap[name][r]
+        self._put_cumulative(snap["cumulative"], r)
+        for f, c in self.ledger.counts.items():
+            c[r] = snap["ledger"][f][r]
+
+    def _put_cumulative(self, saved, rows) -> None:
+        """The average-policy sums of `rows` (an index or a slice) from a snapshot's copy, where they live."""
+        if self.engine == "fused_cuda":
+            self._fused.device_cumulative()[rows] = saved[rows]
+        else:
+            self._cumulative[rows] = saved[rows]
 
     # ----- results -------------------------------------------------------------------------
     def coverage(self) -> np.ndarray:

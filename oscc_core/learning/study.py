@@ -19,10 +19,13 @@ share of information states never updated, and the run's ledger (physical
 calls, transitions, decisions, groups, iterations).  A task is a pure
 function of its fields: the random streams are counter-based, so tasks may
 run in any order on any number of workers (`reporting.study_runner`) and
-give the same bytes.
+give the same bytes.  Tasks that share a game, a schedule and budgets may
+also train together in one batch (`run_tasks_together`, on any device): a
+GPU is busier with one batch of many runs than with many small ones.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -69,6 +72,11 @@ class Task:
         out["budgets"], out["seeds"] = list(self.budgets), list(self.seeds)
         return out
 
+    @property
+    def batch_key(self) -> tuple:
+        """What tasks must share to train in one batch: game, schedule and budgets."""
+        return self.game, self.schedule, self.budgets
+
     def digest(self, source: str) -> str:
         """SHA-256 of the task's fields and the source digest: the name its result is stored under."""
         return digest({"task": self.record(), "source": source})
@@ -86,30 +94,48 @@ def _mark(learners: Learners, game: str, r: int, average: np.ndarray, last: np.n
             **{f: int(row[f]) for f in LEDGER_FIELDS}}
 
 
-def _restore_run(learners: Learners, snap: dict, r: int) -> None:
-    """Put run r (only) back to its state in `snap` (tensors written in place: the fused path holds views)."""
-    for name in ("logits", "values", "magnet", "spent"):
-        getattr(learners, name)[r] = snap[name][r]
-    learners.cumulative[r] = snap["cumulative"][r]
-    for f, c in learners.ledger.counts.items():
-        c[r] = snap["ledger"][f][r]
-
-
-def run_task(task: Task) -> dict:
+def run_task(task: Task, device="cpu") -> dict:
     """Train the task's runs up to the largest budget: {"task", "runs": {seed: {budget: record}}, "tables"?}.
 
     Each budget's record is that of a run trained with that budget alone (module docstring); with
     `keep_table`, "tables" holds each run's average policy at the largest budget as a nested list [n_info][A].
     """
-    torch.set_num_threads(1)                      # one core per task: workers run tasks side by side
+    return run_tasks_together([task], device)[0]
+
+
+def run_tasks_together(tasks: Sequence[Task], device="cpu") -> list[dict]:
+    """`run_task` of every task, their runs trained in one batch on `device` (torch device or name); the tasks
+    must share their `batch_key`.  Each result is the one the task gives alone (a run's numbers never depend on
+    its batch)."""
+    if not tasks or any(t.batch_key != tasks[0].batch_key for t in tasks):
+        raise ValueError("tasks trained together must share their game, schedule and budgets.")
+    device = torch.device(device)
+    if device.type == "cpu":
+        torch.set_num_threads(1)                  # one core per task: workers run tasks side by side
+    runs = [RunSpec(t.arm, s) for t in tasks for s in t.seeds]
+    records, learners = _train(tasks[0], runs, device)
+    out, first = [], 0
+    for task in tasks:
+        mine = range(first, first + len(task.seeds))
+        result = {"task": task.record(), "runs": {str(s): records[r] for s, r in zip(task.seeds, mine)}}
+        if task.keep_table:
+            tables = learners.average_tables()
+            result["tables"] = {str(s): tables[r].tolist() for s, r in zip(task.seeds, mine)}
+        out.append(result)
+        first += len(task.seeds)
+    return out
+
+
+def _train(task: Task, runs: list[RunSpec], device) -> tuple[list[dict], Learners]:
+    """The runs, trained to each of the task's budgets in turn: ([{budget: record} per run], the learners)."""
     base = Schedule(**dict(task.schedule))
-    learners = Learners(task.game, [RunSpec(task.arm, s) for s in task.seeds], replace(base, budget=task.budgets[0]))
-    n, runs = base.decision_points, len(task.seeds)
-    iterations = np.zeros(runs, dtype=np.int64)          # each run's own iteration counter
-    out: dict = {str(s): {} for s in task.seeds}
+    learners = Learners(task.game, runs, replace(base, budget=task.budgets[0]), device=device)
+    n = base.decision_points
+    iterations = np.zeros(len(runs), dtype=np.int64)          # each run's own iteration counter
+    out: list[dict] = [{} for _ in runs]
     for k, budget in enumerate(task.budgets):
         learners.schedule = replace(base, budget=budget)
-        cut = [None] * runs                               # each run's state before the iteration b cut short
+        cut = [None] * len(runs)                              # each run's state before the iteration b cut short
         while bool(learners.active().any()):
             snap, before, was = learners.snapshot(), iterations.copy(), learners.active().cpu().numpy()
             learners.step(group_base=torch.as_tensor(iterations * n, device=learners.device))
@@ -117,14 +143,11 @@ def run_task(task: Task) -> dict:
             for r in np.flatnonzero(was & learners.spent.cpu().numpy()):
                 cut[r] = (snap, before[r])
         average, last, never = learners.average_tables(), learners.last_tables(), learners.coverage()
-        for r, seed in enumerate(task.seeds):
-            out[str(seed)][str(budget)] = _mark(learners, task.game, r, average, last, never)
+        for r in range(len(runs)):
+            out[r][str(budget)] = _mark(learners, task.game, r, average, last, never)
         if k + 1 < len(task.budgets):
-            for r in range(runs):
+            for r in range(len(runs)):
                 if cut[r] is not None:
-                    _restore_run(learners, cut[r][0], r)
+                    learners.restore_run(cut[r][0], r)
                     iterations[r] = cut[r][1]
-    result = {"task": task.record(), "runs": out}
-    if task.keep_table:
-        result["tables"] = {str(s): t.tolist() for s, t in zip(task.seeds, learners.average_tables())}
-    return result
+    return out, learners

@@ -61,29 +61,31 @@ class LearningStudy:
         return out
 
     def tune(self, store, workers: int = 2, scheduler: str | None = None, learners=design.LEARNERS,
-             run=None) -> dict:
+             run=None, device="cpu") -> dict:
         """{learner: {arm: tuning result}} on the development seeds (`learning.study_design.tune`, each learner at
         its grid and `tune_multiples` x the budget).  `run(tasks) -> results` runs the tuning's tasks; by default
-        they go to Dask, kept in `store`."""
+        they go to Dask (on a GPU `device`, to it), kept in `store`."""
         if run is None:
             def run(tasks):
-                return run_tasks(tasks, store, workers, scheduler)["results"]
+                return run_tasks(tasks, store, workers, scheduler, device=device)["results"]
         grids, mult = dict(self.grids), dict(self.tune_multiples)
         return {learner: {arm: design.tune(run, self.game, learner, arm, self.base, grids[learner], self.dev_seeds,
                                           self.budget * mult[learner]) for arm in design.ARMS}
                 for learner in learners}
 
-    def run(self, store, choices: dict | None = None, workers: int = 2, scheduler: str | None = None) -> dict:
+    def run(self, store, choices: dict | None = None, workers: int = 2, scheduler: str | None = None,
+            device="cpu") -> dict:
         """The study's record (module docstring).  Without `choices` ({learner: {arm: {eta, alpha, kappa}}}) the
-        study tunes first; with them it runs only the reporting seeds."""
+        study tunes first; with them it runs only the reporting seeds.  On a GPU `device` the tasks run on it
+        (`study_runner.run_tasks`), with the same results."""
         tuning = None
         if choices is None:
-            tuning = self.tune(store, workers, scheduler)
+            tuning = self.tune(store, workers, scheduler, device=device)
             choices = {learner: {arm: {k: t[k] for k in ("eta", "alpha", "kappa")} for arm, t in arms.items()}
                        for learner, arms in tuning.items()}
         tasks = design.study_tasks(self.game, choices, self.base, self.seeds, self.budget, self.multiples,
                                    runs_per_task=self.runs_per_task)
-        done = run_tasks(tasks, store, workers, scheduler)
+        done = run_tasks(tasks, store, workers, scheduler, device=device)
         runs = design.runs_table(done["results"])
         tables = {f"{r['task']['learner']}/{r['task']['arm']}/{seed}": table
                   for r in done["results"] for seed, table in (r.get("tables") or {}).items()}
@@ -95,13 +97,13 @@ class LearningStudy:
 
 
 def literal_step_sizes(game: str, grid, dev_seeds, base: Schedule, budget: int, store, workers: int = 2,
-                       scheduler: str | None = None, given: float = 0.0) -> dict:
+                       scheduler: str | None = None, given: float = 0.0, device="cpu") -> dict:
     """eta per learned arm for the literal learner (`learning.study_design.tune`): the value of `grid` with the
     lowest mean exploitability of the arm's average policy on `dev_seeds` at `budget`, the grid extended while the
-    choice sits at its edge; the runs are tasks on Dask, kept in `store`.  A positive `given` overrides every
+    choice sits at its edge; the runs are tasks on Dask (on a GPU `device`, on it), kept in `store`.  A positive `given` overrides every
     arm's choice.  Returns {"etas": {arm: eta}, "tuning": {arm: tuning record}, "given": bool}."""
     def run(tasks):
-        return run_tasks(tasks, store, workers, scheduler)["results"]
+        return run_tasks(tasks, store, workers, scheduler, device=device)["results"]
 
     tuning = {arm: design.tune(run, game, design.LITERAL, arm, base, design.Grid(eta=tuple(grid)), tuple(dev_seeds),
                                budget) for arm in design.ARMS}

@@ -63,11 +63,11 @@ def run(p) -> dict:
     if p.study_file:
         committed = json.loads(Path(p.study_file).read_text(encoding="utf-8"))
         choices = {learner: arms for learner, arms in committed["choices"].items()}
-        live = design_of(p).run(where, choices, p.workers, p.scheduler or None)
+        live = design_of(p).run(where, choices, p.workers, p.scheduler or None, p.torch_device)
         return {"study": committed, "live_check": live_check(committed, live["study"]), "checkpoints": None,
                 "seconds": time.perf_counter() - start, "workers": live["workers"], "ran": live["ran"],
                 "stored": live["stored"]}
-    done = design_of(p).run(where, None, p.workers, p.scheduler or None)
+    done = design_of(p).run(where, None, p.workers, p.scheduler or None, p.torch_device)
     path = Path(p.out_dir) / CHECKPOINTS_FILE
     save_checkpoints(path, {key: (p.game, table) for key, table in done["tables"].items()})
     ours = {key: done["study"]["runs"][key.split("/")[0]][key.split("/")[1]][key.split("/")[2]][

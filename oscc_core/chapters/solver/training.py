@@ -20,7 +20,7 @@ def choose_etas(p, store) -> dict:
     """eta per learned arm on `p.dev_seeds` at the matched budget (never the reporting seeds, never a paper
     number): `reporting.learning_study.literal_step_sizes` with the notebook's grid, cluster and override."""
     return literal_step_sizes(p.game, p.eta_grid, p.dev_seeds, p.base_schedule(), p.budget, store, p.workers,
-                              p.scheduler or None, p.learning_rate)
+                              p.scheduler or None, p.learning_rate, p.torch_device)
 
 
 def runs_at(arms, seeds, etas: dict) -> list[RunSpec]:

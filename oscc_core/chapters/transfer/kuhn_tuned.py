@@ -80,14 +80,15 @@ def reshape(study: dict, tuning: dict | None) -> dict:
                   "thresholds": study["thresholds"][LEARNER]})
 
 
-def run(control: LearningStudy, store, workers: int, scheduler: str | None, choices: dict | None = None) -> dict:
+def run(control: LearningStudy, store, workers: int, scheduler: str | None, choices: dict | None = None,
+        device="cpu") -> dict:
     """Tune on the development seeds (unless `choices`, {arm: {eta, alpha, kappa}}, are given: a live rerun), then
     run the reporting seeds at the choices.  Returns {"study": the control's record, "ran", "stored": tasks run
     now and read back from `store`, tuning included}."""
     counts = {"ran": 0, "stored": 0}
 
     def counted(tasks):
-        done = run_tasks(tasks, store, workers, scheduler)
+        done = run_tasks(tasks, store, workers, scheduler, device=device)
         counts["ran"], counts["stored"] = counts["ran"] + done["ran"], counts["stored"] + done["stored"]
         return done["results"]
 
@@ -95,7 +96,7 @@ def run(control: LearningStudy, store, workers: int, scheduler: str | None, choi
     if choices is None:
         tuning = tune(control, counted)
         choices = choices_of(tuning)
-    done = control.run(store, {LEARNER: choices}, workers, scheduler)
+    done = control.run(store, {LEARNER: choices}, workers, scheduler, device)
     return {"study": reshape(done["study"], tuning), "ran": counts["ran"] + done["ran"],
             "stored": counts["stored"] + done["stored"]}
 

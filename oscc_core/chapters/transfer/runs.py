@@ -34,7 +34,7 @@ def fix_operating_point(p, store, scheduler: str | None = None) -> tuple[Operati
     point (before any Kuhn run).  Returns it and the choice: {"etas": {arm: eta}, "tuning": {arm: the scores of the
     grid}, "given": whether `p.learning_rate` overrode every arm's choice}."""
     choice = literal_step_sizes(p.source_game, p.eta_grid, p.dev_seeds, p.base_schedule(), p.budget, store,
-                                p.workers, scheduler or p.scheduler or None, p.learning_rate)
+                                p.workers, scheduler or p.scheduler or None, p.learning_rate, p.torch_device)
     return literal_operating_point(p, choice["etas"]), choice
 
 

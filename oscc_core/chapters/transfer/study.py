@@ -134,7 +134,7 @@ def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
     where, start, choices = store(p), time.perf_counter(), {LEARNER: op.arm_choices()}
     control_study = kuhn_tuned.control_design(design_of(p), kuhn_tuned.rule_of(op))    # refuses bad seeds first
     scheduler = scheduler or p.scheduler or None
-    workers = p.scheduler or p.workers
+    workers = (p.scheduler or p.workers) if p.torch_device.type == "cpu" else f"in process on {p.torch_device}"
     if p.study_file:
         committed = json.loads(Path(p.study_file).read_text(encoding="utf-8"))
         if committed["operating_point"]["digest"] != op.digest:
@@ -145,8 +145,9 @@ def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
         if kuhn_tuned.KEY not in committed:
             raise StaleStudy(f"{p.study_file} has no Kuhn-tuned control ('{kuhn_tuned.KEY}'): rerun the Kuhn study "
                              f"(python -m oscc_core run transfer -p study_file '' ...).")
-        live = design_of(p).run(where, choices, p.workers, scheduler)
-        control = kuhn_tuned.run(control_study, where, p.workers, scheduler, committed[kuhn_tuned.KEY]["choices"])
+        live = design_of(p).run(where, choices, p.workers, scheduler, p.torch_device)
+        control = kuhn_tuned.run(control_study, where, p.workers, scheduler, committed[kuhn_tuned.KEY]["choices"],
+                                 p.torch_device)
         bitwise, why = learning_study.bit_equality_expected(committed)     # the control's manifest is the study's
         checks = {"frozen": learning_study.live_check(committed, reshape(live["study"], op), bitwise),
                   kuhn_tuned.KEY: learning_study.live_check(committed[kuhn_tuned.KEY], control["study"], bitwise)}
@@ -154,8 +155,8 @@ def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
                 "checkpoints_file": Path(p.study_file).with_name(CHECKPOINTS_FILE),
                 "seconds": time.perf_counter() - start, "workers": workers, "ran": live["ran"] + control["ran"],
                 "stored": live["stored"] + control["stored"]}
-    done = design_of(p).run(where, choices, p.workers, scheduler)
-    control = kuhn_tuned.run(control_study, where, p.workers, scheduler)
+    done = design_of(p).run(where, choices, p.workers, scheduler, p.torch_device)
+    control = kuhn_tuned.run(control_study, where, p.workers, scheduler, device=p.torch_device)
     tables = {f"{p.target_game}/{key.split('/', 1)[1]}": (p.target_game, table)
               for key, table in done["tables"].items() if key.startswith(f"{LEARNER}/")}
     path = save_checkpoints(Path(p.out_dir) / CHECKPOINTS_FILE, tables)
