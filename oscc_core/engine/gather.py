@@ -12,6 +12,9 @@ and for any chunk size.
 """
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 import torch
 
@@ -136,7 +139,8 @@ class KeptColumns:
     goes through a slow staging copy), and the side stream overlaps a chunk's copies with the next chunk's
     kernel.  `columns()` waits for them, once.  Pinning fresh memory costs more than the rest of a large
     collection (about 3 GB/s on an H100 machine); torch's pinned allocator keeps freed blocks, so later
-    collections of a similar size reuse them.
+    collections of a similar size reuse them.  Where pinning fails (more than the system lets one process
+    lock), the columns go to pageable memory, with a warning: the same numbers, copied more slowly.
     """
 
     def __init__(self, names: tuple, n_groups: int, device: torch.device) -> None:
@@ -160,9 +164,20 @@ class KeptColumns:
                     column.record_stream(self.stream)
 
     def allocate(self, columns: dict) -> dict:
-        """Empty host tensors of every group for the chunk's `columns` (pinned on CUDA)."""
-        return {k: torch.empty((self.n_groups, *v.shape[1:]), dtype=v.dtype, device="cpu",
-                               pin_memory=self.stream is not None) for k, v in columns.items()}
+        """Empty host tensors of every group for the chunk's `columns` (pinned on CUDA, where the system allows)."""
+        def empty(pin: bool) -> dict:
+            return {k: torch.empty((self.n_groups, *v.shape[1:]), dtype=v.dtype, device="cpu", pin_memory=pin)
+                    for k, v in columns.items()}
+        if self.stream is None:
+            return empty(False)
+        try:
+            return empty(True)
+        except RuntimeError as error:
+            size = sum(math.prod(v.shape[1:]) * v.element_size() for v in columns.values()) * self.n_groups
+            warnings.warn(f"pinning {size / 2 ** 20:,.0f} MiB of host memory for the kept columns failed "
+                          f"({str(error).splitlines()[0]}); they are copied to pageable memory instead (the same "
+                          "numbers, more slowly).", RuntimeWarning, stacklevel=2)
+            return empty(False)
 
     def columns(self) -> dict:
         """The kept columns of all groups, as CPU tensors (waiting for the last copy)."""
