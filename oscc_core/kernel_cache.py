@@ -15,9 +15,11 @@ import hashlib
 import os
 from pathlib import Path
 
-#: Every module that numba compiles, or whose functions a compiled kernel inlines (paths inside `oscc_core`).
+#: Every module that numba compiles, whose functions a compiled kernel inlines, or whose constants it freezes
+#: into the compiled code (the streams' mixing constants, the ledger's fields, node codes, failure codes).
 KERNEL_SOURCES = ("fixed_math.py", "engine/fused.py", "learning/fused.py", "learning/fused_kernels.py",
-                  "learning/fused_episodes.py")
+                  "learning/fused_episodes.py", "engine/rng.py", "learning/ledger.py", "games/tree.py",
+                  "engine/failures.py")
 _ROOT = Path(__file__).resolve().parent
 
 

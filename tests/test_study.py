@@ -172,3 +172,11 @@ def test_a_study_on_a_device_runs_its_tasks_here_in_batches_with_the_bytes_of_da
     assert batches == [(6, "meta")] and here["workers"] == "in process on meta"
     with pytest.raises(StudyInterrupted):
         run_tasks(TASKS, tmp_path / "stopped", device="meta", stop_after=2)
+
+
+def test_the_run_line_says_on_how_many_workers_or_in_process_on_which_device():
+    from oscc_core.reporting.study_tables import run_text
+    line = run_text({"ran": 2, "stored": 1, "seconds": 120.0, "workers": 2})
+    assert line.endswith("2 minutes on 2 workers")
+    assert run_text({"ran": 3, "stored": 0, "seconds": 60.0, "workers": "in process on cuda:0"}).endswith(
+        "1 minutes in process on cuda:0")

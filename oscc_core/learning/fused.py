@@ -158,7 +158,7 @@ def collect(kind, active, runs, group_size, budget, keys, law, info, tree, count
     Runs are taken kind by kind (enumerate, sample, then ppo), each in row
     order, and a run's terms in (group, slot) order, as `Terms.cat` orders
     them; the hidden-draw scratch row of a point is its table row.  Returns
-    (terms, touched rows).
+    (terms written, touched rows).
     """
     points, info_node, n_info, legal = keys[6], info[0], info[4], tree[6]
     n_terms, n_rows = 0, 0
@@ -187,7 +187,7 @@ def collect(kind, active, runs, group_size, budget, keys, law, info, tree, count
 def collect_episodes(kind, active, budget, keys, law, info, tree, counts, spent, terms, touched, rows_u, costs,
                      episodes, n_terms, n_rows):
     """Every active ppo run's hands (`fused_episodes`), its terms after the `n_terms` already written, then the
-    value table's move (when a ppo run took part).  Returns (terms, touched rows).
+    value table's move (when a ppo run took part).  Returns (terms written, touched rows).
 
     episodes: (root key states [R], value table [R * n_info], value-target
     sums and counts [R * n_info], draws [R * n_info], the hands' scratch

@@ -86,8 +86,10 @@ def _episode_hand(r, n, keys, tree, table, table_last, values, row0, info_player
             info_index, table, table_last)
         if info >= 0:
             ep_info[slot, at], ep_action[slot, at] = info, action
-    u0 = np.float64(utility[node, c0, c1, public + 1]) if player[node] == TERMINAL else 0.0
-    next0, next1, run0, run1 = u0, -u0, 0.0, 0.0      # per seat: the next value and the running advantage
+    u0 = np.int64(utility[node, c0, c1, public + 1]) if player[node] == TERMINAL else np.int64(0)
+    # per seat: the next value and the running advantage; the utility is negated as an integer, as the torch
+    # path negates it (a tie gives +0.0 for both seats, never -0.0)
+    next0, next1, run0, run1 = np.float64(u0), np.float64(-u0), 0.0, 0.0
     for d in range(decisions - 1, -1, -1):             # `episodes.gae`, backwards
         v = values[row0 + ep_info[slot, d]]
         if info_player[ep_info[slot, d]] == 0:

@@ -5,7 +5,7 @@ transitions      environment steps: forced root actions plus every drawn decisio
 decisions        policy draws (continuation actions, grpo's sampled root actions, ppo's actions)
 root_draws       uniforms of the `root` stream (one per decision point or hand)
 groups           decision points (ppo: hands) that entered an update
-unused_hands     ppo hands played but left out because they would pass the budget
+unused_hands     ppo hands left out because they would pass the budget (the fused engines never play them)
 illegal          illegal actions drawn (0 in every admissible run)
 terms            surrogate terms times epochs
 clipped_terms    of those, clip-selected

@@ -109,8 +109,13 @@ def run_text(run: dict | None) -> str:
         return "not recorded"
     total = run.get("ran", 0) + run.get("stored", 0)
     return (f"{run.get('ran', 0)} of {total} tasks computed by the invocation that wrote the file, the rest read "
-            f"back from its run store; that invocation took {run['seconds'] / 60:.0f} minutes on "
-            f"{run['workers']} workers")
+            f"back from its run store; that invocation took {run['seconds'] / 60:.0f} minutes "
+            f"{workers_text(run['workers'])}")
+
+
+def workers_text(workers) -> str:
+    """Where a study's tasks ran: "on N workers" (Dask), or the runner's own phrase ("in process on cuda:0")."""
+    return workers if isinstance(workers, str) and workers.startswith("in process") else f"on {workers} workers"
 
 
 def step_size_frame(choice: dict, untried: str = "—"):
