@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+from oscc_core.games import get_game
 from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.loop import Learners, RunSpec, Schedule
 
@@ -73,7 +74,7 @@ def test_a_given_value_table_with_negative_zeros_is_updated_as_the_torch_engine_
     sched = Schedule(iterations=2, decision_points=8, epochs=1)
     out = []
     for engine in ("torch", "fused"):
-        values = torch.zeros(2, len(Learners("kuhn", [], sched).game.infostates), dtype=torch.float64)
+        values = torch.zeros(2, len(get_game("kuhn").infostates), dtype=torch.float64)
         values[1] = -0.0                       # the cp_grpo run's values: the torch path adds 0.0 to every row
         learners = Learners("kuhn", [RunSpec("ppo", 3), RunSpec("cp_grpo", 3)], sched, values=values, engine=engine)
         learners.step()

@@ -45,6 +45,7 @@ def _run_case(engine: str, game: str, learner: str, budget, iterations: int, poi
     """The learners' state after `iterations` steps on `engine` (a snapshot taken and restored after the
     second; after the third, when more follow, half the runs put back)."""
     import torch
+    from oscc_core.games import get_game
     from oscc_core.learning.loop import Learners, RunSpec, Schedule
     from oscc_core.learning.study_design import learner_schedule
     base = Schedule(iterations=iterations, decision_points=points, epochs=2, learning_rate=1.0, epsilon=0.2,
@@ -53,8 +54,7 @@ def _run_case(engine: str, game: str, learner: str, budget, iterations: int, poi
     runs = [RunSpec(arm, seed) for arm in ARMS for seed in seeds]
     values = None
     if negative_zero_values:         # the torch path adds 0.0 to every row: -0.0 becomes +0.0
-        values = torch.full((len(runs), len(Learners(game, [], schedule).game.infostates)), -0.0,
-                            dtype=torch.float64, device="cpu")
+        values = torch.full((len(runs), len(get_game(game).infostates)), -0.0, dtype=torch.float64, device="cpu")
     learners = Learners(game, runs, schedule, values=values, engine=engine)
     before_last = learners.logits.clone()
     for i in range(iterations):
