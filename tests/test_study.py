@@ -8,6 +8,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from oscc_core.digest import canonical_json
 from oscc_core.learning import study
@@ -180,3 +182,64 @@ def test_the_run_line_says_on_how_many_workers_or_in_process_on_which_device():
     assert line.endswith("2 minutes on 2 workers")
     assert run_text({"ran": 3, "stored": 0, "seconds": 60.0, "workers": "in process on cuda:0"}).endswith(
         "1 minutes in process on cuda:0")
+
+
+def test_a_study_on_a_device_starts_no_dask_cluster(monkeypatch):
+    import distributed
+    from oscc_core.reporting.learning_study import cluster
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a local Dask cluster was started for a study that runs in process")
+
+    monkeypatch.setattr(distributed, "LocalCluster", refuse)
+    with cluster(2, "", device="meta") as address:
+        assert address == ""
+    with cluster(2, "tcp://host:8786", device="cpu") as address:
+        assert address == "tcp://host:8786"
+
+
+@pytest.mark.parametrize("game", ["kuhn", "leduc"])
+@pytest.mark.parametrize("arm", ["cp_grpo", "grpo", "ppo"])
+def test_no_iteration_spends_more_calls_than_its_bound(game, arm):
+    import pyspiel
+    learners = Learners(game, [RunSpec(arm, 5)], replace(CONVERGING, iterations=6))
+    widest = pyspiel.load_game(f"{game}_poker").num_distinct_actions()    # every action is legal somewhere
+    per_point = {"cp_grpo": widest, "grpo": CONVERGING.group_size, "ppo": 1}[arm]
+    assert learners.most_calls_per_iteration().tolist() == [per_point * CONVERGING.decision_points]
+    spent = []
+    for _ in range(6):
+        before = learners.ledger.row(0)["physical_calls"]
+        learners.step()
+        spent.append(learners.ledger.row(0)["physical_calls"] - before)
+    assert 0 < max(spent) <= per_point * CONVERGING.decision_points
+
+
+def _brute_quiet(budget, physical, most, active):
+    """The quiet iterations counted one by one: the first k at which an active run could reach the budget."""
+    k = 0
+    while active.any() and all(p + (k + 1) * m < budget for p, m, a in zip(physical, most, active) if a):
+        k += 1
+    return k
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 400), st.lists(st.tuples(st.integers(0, 400), st.integers(1, 40), st.booleans()),
+                                     min_size=1, max_size=5))
+def test_quiet_iterations_are_those_before_any_run_could_reach_the_budget(budget, runs):
+    physical, most, active = (np.array(c) for c in zip(*runs))
+    physical = np.minimum(physical, budget)
+    assert study.quiet_iterations(budget, physical, most, active) == _brute_quiet(budget, physical, most, active)
+
+
+def test_a_task_snapshots_only_iterations_that_may_reach_a_budget(monkeypatch):
+    taken, snapshot = [], Learners.snapshot
+
+    def counted(self):
+        left = self.schedule.budget - self.ledger.counts["physical_calls"].numpy()
+        taken.append(bool((left[self.active().numpy()] <= self.most_calls_per_iteration()[0]).any()))
+        return snapshot(self)
+
+    monkeypatch.setattr(Learners, "snapshot", counted)
+    result = study.run_task(study.Task.make("kuhn", "converging", "cp_grpo", (7, 8), CONVERGING, (150, 2000)))
+    iterations = result["runs"]["7"]["2000"]["iterations"]
+    assert all(taken) and 0 < len(taken) < iterations / 4

@@ -190,6 +190,14 @@ class Learners:
         return torch.tensor([(s.learning_rate if r.learning_rate is None else r.learning_rate) / self.rate_divisor
                              for r in self.runs], dtype=torch.float64, device=self.device)
 
+    def most_calls_per_iteration(self) -> np.ndarray:
+        """[R] the most physical calls one iteration can spend on each run: N decision points times a point's
+        most (one per legal action where every branch is enumerated, G sampled branches, one call per ppo hand).
+        The study skips its snapshots while no run can reach its budget within this many calls."""
+        widest = int(self.game.infostates.legal.sum(axis=1).max())
+        per_point = {ENUMERATE: widest, SAMPLE: self.schedule.group_size, EPISODE: 1}
+        return np.array([per_point[arm.samples] for arm in self.arms], dtype=np.int64) * self.schedule.decision_points
+
     def active(self) -> torch.Tensor:
         """[R] runs that still take part: budget left (or iterations left when there is no budget)."""
         return ~self.spent & (self.iteration < self.schedule.iterations)

@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import torch
+
 from oscc_core.learning import study_design as design
 from oscc_core.learning.loop import Schedule
 from oscc_core.reporting.results import clean
@@ -198,13 +200,15 @@ def live_check_text(live: dict) -> str:
 
 
 @contextmanager
-def cluster(workers: int, scheduler: str = ""):
+def cluster(workers: int, scheduler: str = "", device: str | torch.device = "cpu"):
     """The address of the Dask scheduler a chapter's runs go to: `scheduler`, or a local cluster of `workers`
     processes (one thread each) kept for the whole block, so that one cluster serves every batch of tasks.  The
     local cluster leaves its HTTP port to the system and logs only critical events, so nothing of its start or its
-    shutdown reaches a chapter's page."""
-    if scheduler:
-        yield scheduler
+    shutdown reaches a chapter's page.  On a GPU `device` the runs train in the chapter's own process
+    (`study_runner.run_tasks`), so no cluster starts and the address is ""."""
+    in_process = torch.device(device).type != "cpu"
+    if scheduler or in_process:
+        yield "" if in_process else scheduler
         return
     from distributed import LocalCluster
 

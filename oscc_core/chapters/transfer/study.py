@@ -105,8 +105,9 @@ def design_of(p, seeds=None, multiples=None) -> LearningStudy:
 
 
 def cluster(p):
-    """The Dask scheduler's address for the chapter's runs (`reporting.learning_study.cluster`)."""
-    return learning_study.cluster(p.workers, p.scheduler)
+    """The Dask scheduler's address for the chapter's runs (`reporting.learning_study.cluster`; "" and no cluster
+    on a GPU, where the runs train in process)."""
+    return learning_study.cluster(p.workers, p.scheduler, p.torch_device)
 
 
 def store(p) -> str:
