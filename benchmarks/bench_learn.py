@@ -31,11 +31,12 @@ bitwise the same results as the torch path); `--device cuda` times the same
 learners on a GPU (the GPU kernels of `oscc_core.learning.fused_cuda`) and
 prints each of our three figures as a ratio to the same figure of the fused
 CPU path on this machine, then the study's batch: both learners x four arms
-x 30 seeds = 240 runs, one `Learners` per learner for the enumerate and
-sample arms (cp_grpo, independent, grpo: 90 runs) and one for ppo (30 runs:
-whole episodes), all on the GPU kernels, in run-iterations per
-second on CUDA and on this machine's CPU (on a machine without CUDA the
-script says so and exits with status 1).  `--threads N` sets torch's intra-op threads (the few
+x 30 seeds = 240 runs, one `Learners` of 120 runs per learner (its four
+arms, as a study on a GPU batches them), all on the GPU kernels, in
+run-iterations per second on CUDA and on this machine's CPU, and each
+batch's iterations queued back to back (as a study runs them) with the
+host's share of that time (on a machine without CUDA the script says so and
+exits with status 1).  `--threads N` sets torch's intra-op threads (the few
 remaining torch ops, such as exp, are small).  The ratio comes last.
 
     .venv/bin/python benchmarks/bench_learn.py [--iterations 50] [--openspiel-iterations 10]
@@ -66,7 +67,7 @@ SEED = 13
 BATCH_RUNS = [RunSpec(arm, seed) for arm in ("cp_grpo", "independent") for seed in (13, 17, 23, 29, 31)]
 #: The study's batch (`--device cuda`): both learners x the four learned arms x 30 seeds = 240 runs.
 STUDY_SEEDS = tuple(range(1, 31))
-FUSED_ARMS, EPISODE_ARMS = ("cp_grpo", "independent", "grpo"), ("ppo",)
+STUDY_ARMS = ("cp_grpo", "independent", "grpo", "ppo")
 TARGET = 150.0
 CONVERGING_CHOICE = {"eta": 128.0, "alpha": 0.5, "kappa": 0.1}     # the study's CP-GRPO choice
 NO_CUDA = "CUDA is not available on this machine, so --device cuda cannot be timed here; use --device cpu."
@@ -213,13 +214,13 @@ def learner_trio(device: str) -> dict[str, Learners]:
 
 
 def study_batch(device: str) -> dict[str, Learners]:
-    """The study's 240 runs on `device`, one `Learners` per learner and kind of arm: the enumerate and sample arms
-    (90 runs) and ppo (30 runs: whole episodes), each on the fused engine of the device."""
+    """The study's 240 runs on `device` as a study on a GPU trains them: one `Learners` per learner holding its
+    four arms x 30 seeds (120 runs; the study gives each run its arm's own step size), on the device's fused
+    engine."""
     schedules = {"literal": schedule(), "converging": learner_schedule(CONVERGING, schedule(), **CONVERGING_CHOICE)}
-    return {f"{learner}/{kind}": Learners(GAME, [RunSpec(arm, seed) for arm in arms for seed in STUDY_SEEDS], sched,
-                                          device=device)
-            for learner, sched in schedules.items()
-            for kind, arms in (("fused", FUSED_ARMS), ("ppo", EPISODE_ARMS))}
+    return {learner: Learners(GAME, [RunSpec(arm, seed) for arm in STUDY_ARMS for seed in STUDY_SEEDS], sched,
+                              device=device)
+            for learner, sched in schedules.items()}
 
 
 def seconds_per_iteration(learners: Learners, iterations: int) -> float:
@@ -227,21 +228,44 @@ def seconds_per_iteration(learners: Learners, iterations: int) -> float:
 
 
 def print_study_batch(gpu: dict[str, Learners], cpu: dict[str, Learners], iterations: int, repeats: int) -> None:
-    """Run-iterations per second of the study's batch on CUDA and on this machine's CPU (best of `repeats`,
-    alternating), for the fused arms alone and for all 240 runs."""
+    """Run-iterations per second of the study's 240 runs on CUDA and on this machine's CPU (best of `repeats`,
+    alternating)."""
     best = {side: {k: math.inf for k in gpu} for side in ("cuda", "cpu")}
     for _ in range(repeats):
         for side, batch in (("cuda", gpu), ("cpu", cpu)):
             for k, learners in batch.items():
                 best[side][k] = min(best[side][k], seconds_per_iteration(learners, iterations))
-    for label, keys in (("enumerate and sample arms, 180 runs", [k for k in gpu if k.endswith("fused")]),
-                        ("all four arms, 240 runs", list(gpu))):
-        runs = sum(len(gpu[k].runs) for k in keys)
-        rates = {side: runs / sum(best[side][k] for k in keys) for side in best}
-        print(f"study batch, {label}: CUDA {rates['cuda']:,.0f} run-iterations/s vs fused CPU path "
-              f"{rates['cpu']:,.0f} on this machine: {rates['cuda'] / rates['cpu']:.1f}x (target 20x)")
+    runs = sum(len(learners.runs) for learners in gpu.values())
+    rates = {side: runs / sum(best[side].values()) for side in best}
+    print(f"study batch, both learners x four arms x {len(STUDY_SEEDS)} seeds = {runs} runs: CUDA "
+          f"{rates['cuda']:,.0f} run-iterations/s vs fused CPU path {rates['cpu']:,.0f} on this machine: "
+          f"{rates['cuda'] / rates['cpu']:.1f}x (target 20x)")
     print("  per batch, ms per iteration (CUDA / CPU): " + ", ".join(
-        f"{k} ({gpu[k].engine}) {1e3 * best['cuda'][k]:.1f} / {1e3 * best['cpu'][k]:.1f}" for k in gpu))
+        f"{k} ({len(gpu[k].runs)} runs, {gpu[k].engine}) {1e3 * best['cuda'][k]:.2f} / {1e3 * best['cpu'][k]:.1f}"
+        for k in gpu))
+
+
+def back_to_back(learners: Learners, iterations: int) -> tuple[float, float]:
+    """(seconds per iteration, of which seconds on the host) for `iterations` CUDA steps queued back to back, as a
+    study runs them between budgets: the host launches while the GPU computes, and waits only at the end.  Host
+    seconds close to the total mean the launches, not the GPU, set the pace."""
+    wait = torch.cuda.synchronize if learners.device.type == "cuda" else (lambda: None)
+    wait()
+    start, host = time.perf_counter(), 0.0
+    for _ in range(iterations):
+        t = time.perf_counter()
+        learners.step()
+        host += time.perf_counter() - t
+    wait()
+    return (time.perf_counter() - start) / iterations, host / iterations
+
+
+def print_back_to_back(gpu: dict[str, Learners], iterations: int, repeats: int) -> None:
+    """Each CUDA batch's iterations back to back (best of `repeats`): ms per iteration and the host's part."""
+    best = {k: min((back_to_back(learners, iterations) for _ in range(repeats)), key=lambda pair: pair[0])
+            for k, learners in gpu.items()}
+    print("  back to back (no wait between iterations), ms per iteration (launching on the host): " + ", ".join(
+        f"{k} {1e3 * total:.2f} ({1e3 * host:.2f})" for k, (total, host) in best.items()))
 
 
 def synced(learners: Learners):
@@ -312,6 +336,7 @@ def main() -> None:
         for learners in (*gpu_study.values(), *cpu_study.values()):    # warm-up, compiling the GPU kernels
             learners.step()
         print_study_batch(gpu_study, cpu_study, args.study_iterations, args.repeats)
+        print_back_to_back(gpu_study, args.study_iterations, args.repeats)
     print(f"target: ours / OpenSpiel >= {TARGET:.0f}x")
     print(f"ratio {best['ours'] / best['openspiel']:.1f}x")
 

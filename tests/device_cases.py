@@ -137,7 +137,8 @@ def learners_fused(device) -> dict:
 
 def study_tasks(device) -> dict:
     """Two study tasks trained together on the device (`learning.study.run_tasks_together`): budgets that cut
-    runs inside an iteration, a snapshot each iteration, runs put back one by one, checkpoints kept."""
+    runs inside an iteration, quiet iterations back to back and snapshots before the others, runs put back one by
+    one, checkpoints kept."""
     from oscc_core.learning.study import Task, run_tasks_together
     tasks = [Task.make("kuhn", "converging", arm, (1, 2), SMALL, (60, 150), keep_table=True)
              for arm in ("cp_grpo", "ppo")]

@@ -144,8 +144,9 @@ def test_the_runs_do_not_depend_on_how_the_seeds_are_grouped_into_tasks(tmp_path
 
 
 # ----- tasks trained together, and studies on a device -------------------------------------------------------------
-TOGETHER = [study.Task.make("kuhn", "converging", a, s, CONVERGING, (150, 700), keep_table=k)
-            for a, s, k in (("cp_grpo", (7, 8), True), ("ppo", (7,), False), ("grpo", (9,), True))]
+TOGETHER = [study.Task.make("kuhn", "converging", a, s, replace(CONVERGING, learning_rate=eta), (150, 700),
+                            keep_table=k)
+            for a, s, k, eta in (("cp_grpo", (7, 8), True, 8.0), ("ppo", (7,), False, 2.0), ("grpo", (9,), True, 8.0))]
 
 
 def test_tasks_trained_in_one_batch_give_each_task_its_result_alone():
@@ -153,9 +154,11 @@ def test_tasks_trained_in_one_batch_give_each_task_its_result_alone():
     assert [canonical_json(r) for r in together] == [canonical_json(study.run_task(t)) for t in TOGETHER]
 
 
-def test_only_tasks_with_one_game_schedule_and_budgets_train_together():
-    other = study.Task.make("kuhn", "converging", "cp_grpo", (1,), CONVERGING, (150, 900))
-    with pytest.raises(ValueError, match="share their game, schedule and budgets"):
+@pytest.mark.parametrize("budgets, schedule", [((150, 900), CONVERGING),
+                                               ((150, 700), replace(CONVERGING, proximal_kappa=0.5))])
+def test_only_tasks_with_one_game_budgets_and_schedule_but_the_step_size_train_together(budgets, schedule):
+    other = study.Task.make("kuhn", "converging", "cp_grpo", (1,), schedule, budgets)
+    with pytest.raises(ValueError, match="share their game, budgets and schedule"):
         study.run_tasks_together([TOGETHER[0], other])
 
 

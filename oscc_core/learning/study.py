@@ -19,9 +19,10 @@ share of information states never updated, and the run's ledger (physical
 calls, transitions, decisions, groups, iterations).  A task is a pure
 function of its fields: the random streams are counter-based, so tasks may
 run in any order on any number of workers (`reporting.study_runner`) and
-give the same bytes.  Tasks that share a game, a schedule and budgets may
-also train together in one batch (`run_tasks_together`, on any device): a
-GPU is busier with one batch of many runs than with many small ones.
+give the same bytes.  Tasks that share a game, budgets and a schedule (each
+with its own step size) may also train together in one batch
+(`run_tasks_together`, on any device): a GPU is busier with one batch of
+many runs than with many small ones.
 """
 from __future__ import annotations
 
@@ -74,8 +75,14 @@ class Task:
 
     @property
     def batch_key(self) -> tuple:
-        """What tasks must share to train in one batch: game, schedule and budgets."""
-        return self.game, self.schedule, self.budgets
+        """What tasks must share to train in one batch: game, schedule and budgets.  The step size is not part of
+        it: each run of a batch carries its own (`RunSpec.learning_rate`)."""
+        return self.game, tuple(f for f in self.schedule if f[0] != "learning_rate"), self.budgets
+
+    @property
+    def learning_rate(self) -> float:
+        """The runs' step size eta."""
+        return dict(self.schedule)["learning_rate"]
 
     def digest(self, source: str) -> str:
         """SHA-256 of the task's fields and the source digest: the name its result is stored under."""
@@ -105,14 +112,15 @@ def run_task(task: Task, device="cpu") -> dict:
 
 def run_tasks_together(tasks: Sequence[Task], device="cpu") -> list[dict]:
     """`run_task` of every task, their runs trained in one batch on `device` (torch device or name); the tasks
-    must share their `batch_key`.  Each result is the one the task gives alone (a run's numbers never depend on
-    its batch)."""
+    must share their `batch_key` (each run keeps its task's step size).  Each result is the one the task gives
+    alone (a run's numbers never depend on its batch)."""
     if not tasks or any(t.batch_key != tasks[0].batch_key for t in tasks):
-        raise ValueError("tasks trained together must share their game, schedule and budgets.")
+        raise ValueError("tasks trained together must share their game, budgets and schedule (all but its step "
+                         "size).")
     device = torch.device(device)
     if device.type == "cpu":
         torch.set_num_threads(1)                  # one core per task: workers run tasks side by side
-    runs = [RunSpec(t.arm, s) for t in tasks for s in t.seeds]
+    runs = [RunSpec(t.arm, s, t.learning_rate) for t in tasks for s in t.seeds]
     records, learners = _train(tasks[0], runs, device)
     out, first = [], 0
     for task in tasks:
