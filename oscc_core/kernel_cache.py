@@ -8,11 +8,15 @@ kernels' sources are therefore hashed into the cache directory's name: a
 change to any of them starts a fresh cache, and a checkout of an older
 commit finds its own.  The directory lies outside the package, so running
 the book never writes into the source tree; NUMBA_CACHE_DIR, when set, wins.
+Each use marks its directory; only the `KEEP_VERSIONS` most recently used
+stay, so switching between commits does not fill the disk.
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shutil
 from pathlib import Path
 
 #: Every module that numba compiles, whose functions a compiled kernel inlines, or whose constants it freezes
@@ -21,6 +25,9 @@ KERNEL_SOURCES = ("fixed_math.py", "engine/fused.py", "learning/fused.py", "lear
                   "learning/fused_episodes.py", "engine/rng.py", "learning/ledger.py", "games/tree.py",
                   "engine/failures.py")
 _ROOT = Path(__file__).resolve().parent
+#: Cache directories (kernel versions) kept: the most recently used.
+KEEP_VERSIONS = 8
+_VERSION_NAME = re.compile(r"[0-9a-f]{16}")
 
 
 def kernel_digest(root: Path = _ROOT, sources=KERNEL_SOURCES) -> str:
@@ -39,8 +46,26 @@ def kernel_cache_dir() -> str:
 
 
 def configure() -> None:
-    """Point numba's cache at `kernel_cache_dir` unless NUMBA_CACHE_DIR is set (call before any `cache=True`)."""
+    """Point numba's cache at `kernel_cache_dir` unless NUMBA_CACHE_DIR is set (call before any `cache=True`),
+    mark it used and remove the versions used least recently."""
     import numba
 
     if not os.environ.get("NUMBA_CACHE_DIR"):
         numba.config.CACHE_DIR = kernel_cache_dir()
+        prune(Path(numba.config.CACHE_DIR))
+
+
+def prune(current: Path, keep: int = KEEP_VERSIONS) -> list[Path]:
+    """Mark `current` used (its modification time) and delete all but the `keep` most recently used version
+    directories beside it (only names of 16 hex digits, which this module makes); returns those deleted.  A
+    directory that cannot be removed (another process, permissions) is left: the cache is only an optimisation."""
+    try:
+        current.mkdir(parents=True, exist_ok=True)
+        os.utime(current)
+        versions = [d for d in current.parent.iterdir() if d.is_dir() and _VERSION_NAME.fullmatch(d.name)]
+    except OSError:
+        return []
+    versions.sort(key=lambda d: (d != current, -d.stat().st_mtime))
+    for old in versions[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
+    return versions[keep:]

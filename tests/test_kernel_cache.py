@@ -40,3 +40,17 @@ def test_numba_caches_into_the_directory_of_this_source(monkeypatch):
     monkeypatch.setattr(numba.config, "CACHE_DIR", "")
     kernel_cache.configure()
     assert numba.config.CACHE_DIR.endswith(kernel_digest())
+
+
+def test_only_the_most_recently_used_kernel_versions_stay(tmp_path):
+    import os
+    names = [f"{i:016x}" for i in range(12)]
+    for age, name in enumerate(names):                    # names[0] used last, names[11] first
+        (tmp_path / name).mkdir()
+        os.utime(tmp_path / name, (1e9 - age * 1000, 1e9 - age * 1000))
+    (tmp_path / "notes").mkdir()                          # not a version directory: never touched
+    current = tmp_path / names[-1]                        # the oldest becomes the one in use
+    deleted = kernel_cache.prune(current, keep=4)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([*names[:3], names[-1], "notes"])
+    assert sorted(p.name for p in deleted) == sorted(names[3:-1])
