@@ -32,7 +32,7 @@ learners on a GPU (the GPU kernels of `oscc_core.learning.fused_cuda`) and
 prints each of our three figures as a ratio to the same figure of the fused
 CPU path on this machine, then the study's batch: both learners x four arms
 x 30 seeds = 240 runs, one `Learners` of 120 runs per learner (its four
-arms, as a study on a GPU batches them), all on the GPU kernels, in
+arms; the study's own batches are smaller), all on the GPU kernels, in
 run-iterations per second on CUDA and on this machine's CPU, and each
 batch's iterations queued back to back (as a study runs them) with the
 host's share of that time (on a machine without CUDA the script says so and
@@ -214,9 +214,10 @@ def learner_trio(device: str) -> dict[str, Learners]:
 
 
 def study_batch(device: str) -> dict[str, Learners]:
-    """The study's 240 runs on `device` as a study on a GPU trains them: one `Learners` per learner holding its
-    four arms x 30 seeds (120 runs; the study gives each run its arm's own step size), on the device's fused
-    engine."""
+    """The study's 240 runs on `device`: one `Learners` per learner holding its four arms x 30 seeds (120 runs,
+    one schedule), on the device's fused engine.  A study on a GPU batches the arms whose tuned choices differ
+    only in step size; with the committed choices that is four batches of 60, so these batches are the
+    fullest it could make."""
     schedules = {"literal": schedule(), "converging": learner_schedule(CONVERGING, schedule(), **CONVERGING_CHOICE)}
     return {learner: Learners(GAME, [RunSpec(arm, seed) for arm in STUDY_ARMS for seed in STUDY_SEEDS], sched,
                               device=device)

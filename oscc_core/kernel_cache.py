@@ -62,10 +62,16 @@ def prune(current: Path, keep: int = KEEP_VERSIONS) -> list[Path]:
     try:
         current.mkdir(parents=True, exist_ok=True)
         os.utime(current)
-        versions = [d for d in current.parent.iterdir() if d.is_dir() and _VERSION_NAME.fullmatch(d.name)]
+        names = [d.name for d in current.parent.iterdir() if _VERSION_NAME.fullmatch(d.name)]
     except OSError:
         return []
-    versions.sort(key=lambda d: (d != current, -d.stat().st_mtime))
-    for old in versions[keep:]:
+    used = {}
+    for name in names:                     # another process may remove one meanwhile: it is then skipped
+        try:
+            used[name] = (name != current.name, -(current.parent / name).stat().st_mtime)
+        except OSError:
+            continue
+    stale = [current.parent / name for name in sorted(used, key=used.get)[keep:]]
+    for old in stale:
         shutil.rmtree(old, ignore_errors=True)
-    return versions[keep:]
+    return [old for old in stale if not old.exists()]

@@ -54,3 +54,18 @@ def test_only_the_most_recently_used_kernel_versions_stay(tmp_path):
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == sorted([*names[:3], names[-1], "notes"])
     assert sorted(p.name for p in deleted) == sorted(names[3:-1])
+
+
+def test_a_version_removed_by_another_process_meanwhile_is_skipped(tmp_path, monkeypatch):
+    from pathlib import Path
+    for i in range(3):
+        (tmp_path / f"{i:016x}").mkdir()
+    gone, stat = tmp_path / f"{1:016x}", Path.stat
+
+    def vanishing(self, *args, **kwargs):
+        if self == gone:
+            raise FileNotFoundError(self)
+        return stat(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", vanishing)
+    assert kernel_cache.prune(tmp_path / f"{0:016x}", keep=1) == [tmp_path / f"{2:016x}"]

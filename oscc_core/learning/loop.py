@@ -373,20 +373,33 @@ class Learners:
             c.copy_(snap["ledger"][f])
         self.iteration = snap["iteration"]
 
-    def restore_run(self, snap: dict, r: int) -> None:
-        """Put run r, and only it, back to its state in `snap` (the iteration counter is the batch's: kept)."""
+    def restore_run(self, snap: dict, r: int, row: int | None = None) -> None:
+        """Put run r, and only it, back to its state in `snap` (the iteration counter is the batch's: kept), read
+        from the snapshot's row `row` (default r; 0 for a `run_part`)."""
+        row = r if row is None else row
         for name in ("logits", "values", "magnet", "spent"):
-            getattr(self, name)[r] = snap[name][r]
-        self._put_cumulative(snap["cumulative"], r)
+            getattr(self, name)[r] = snap[name][row]
+        self._put_cumulative(snap["cumulative"], r, row)
         for f, c in self.ledger.counts.items():
-            c[r] = snap["ledger"][f][r]
+            c[r] = snap["ledger"][f][row]
 
-    def _put_cumulative(self, saved, rows) -> None:
-        """The average-policy sums of `rows` (an index or a slice) from a snapshot's copy, where they live."""
+    @staticmethod
+    def run_part(snap: dict, r: int) -> dict:
+        """Run r's rows of a snapshot, copied (row 0 of each): what a study keeps of a run its budget cut, in
+        place of the whole batch's snapshot."""
+        def rows(x):
+            return x[r:r + 1].copy() if isinstance(x, np.ndarray) else x[r:r + 1].clone()
+        return {**{name: rows(snap[name]) for name in ("logits", "values", "magnet", "spent", "cumulative")},
+                "iteration": snap["iteration"], "ledger": {f: rows(c) for f, c in snap["ledger"].items()}}
+
+    def _put_cumulative(self, saved, rows, source=None) -> None:
+        """The average-policy sums of `rows` (an index or a slice) from a snapshot's copy (its `source` rows,
+        default the same), where they live."""
+        source = rows if source is None else source
         if self.engine == "fused_cuda":
-            self._fused.device_cumulative()[rows] = saved[rows]
+            self._fused.device_cumulative()[rows] = saved[source]
         else:
-            self._cumulative[rows] = saved[rows]
+            self._cumulative[rows] = saved[source]
 
     # ----- results -------------------------------------------------------------------------
     def coverage(self) -> np.ndarray:

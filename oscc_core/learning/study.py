@@ -5,11 +5,12 @@ arm, seeds, full schedule (step size and the converging options included)
 and the budgets at which they are recorded.  `run_task` trains the runs
 together in one batch (a run's numbers never depend on its batch: tested),
 each up to the largest budget, and records at every budget b exactly what
-a run with budget b alone would end with: before each iteration the state
-is kept (`Learners.snapshot`); once every run has reached b, the records
-are taken and, if a larger budget follows, each run's last iteration is
-undone (the one b cut short) and taken again under the next budget, so its
-later iterations are those of a run that never had budget b.  Each run
+a run with budget b alone would end with: before each iteration that may
+bring a run to b the state is kept (`Learners.snapshot`; a run that b cuts
+keeps its own rows of it, `Learners.run_part`); once every run has reached
+b, the records are taken and, if a larger budget follows, each run's last
+iteration is undone (the one b cut short) and taken again under the next
+budget, so its later iterations are those of a run that never had budget b.  Each run
 keeps its own iteration counter, hence its own group ids (t N + k), as it
 would alone.
 
@@ -166,14 +167,14 @@ def _train(task: Task, runs: list[RunSpec], device) -> tuple[list[dict], Learner
             learners.step(group_base=torch.as_tensor(iterations * n, device=learners.device))
             iterations[was] += 1
             for r in np.flatnonzero(was & learners.spent.cpu().numpy()):
-                cut[r] = (snap, before[r])
+                cut[r] = (Learners.run_part(snap, r), before[r])
         average, last, never = learners.average_tables(), learners.last_tables(), learners.coverage()
         for r in range(len(runs)):
             out[r][str(budget)] = _mark(learners, task.game, r, average, last, never)
         if k + 1 < len(task.budgets):
             for r in range(len(runs)):
                 if cut[r] is not None:
-                    learners.restore_run(cut[r][0], r)
+                    learners.restore_run(cut[r][0], r, row=0)
                     iterations[r] = cut[r][1]
     return out, learners
 

@@ -10,7 +10,8 @@ same bits, so where a task ran never shows in its result.  Each result is writte
 task finishes, to `<store>/<digest>.json`, where the digest covers the
 task's fields and the source of the library parts a run depends on
 (`RUN_SOURCES` and the base modules): a study that is stopped loses only
-the runs in flight, and a rerun skips every stored run.  Results are read
+the runs in flight (on a GPU, the batch in flight), and a rerun skips every
+stored run.  Results are read
 back from the store in the tasks' own order and rounded to the book's
 precision, so the assembled study is byte for byte the same for any number
 of workers and any order in which tasks finish.
