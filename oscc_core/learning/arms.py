@@ -9,7 +9,7 @@
 | uniform     | collects like independent                                      | none (no update)        |
 
 Physical calls, the budget's unit: one branch rollout (cp_grpo,
-independent, uniform, grpo) or one transition (ppo).
+independent, uniform, grpo) or one hand played (ppo).
 """
 from __future__ import annotations
 
