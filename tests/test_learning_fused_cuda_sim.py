@@ -51,7 +51,8 @@ def _run_case(engine: str, game: str, learner: str, budget, iterations: int, poi
     base = Schedule(iterations=iterations, decision_points=points, epochs=2, learning_rate=1.0, epsilon=0.2,
                     budget=budget)
     schedule = learner_schedule(learner, base, eta=2.0, alpha=0.5, kappa=0.1)
-    runs = [RunSpec(arm, seed) for arm in ARMS for seed in seeds]
+    # the first seed's runs at the schedule's step size, the others at their own (a study's batched tasks)
+    runs = [RunSpec(arm, seed, None if seed == seeds[0] else 3.0) for arm in ARMS for seed in seeds]
     values = None
     if negative_zero_values:         # the torch path adds 0.0 to every row: -0.0 becomes +0.0
         values = torch.full((len(runs), len(get_game(game).infostates)), -0.0, dtype=torch.float64, device="cpu")
