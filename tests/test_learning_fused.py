@@ -52,7 +52,8 @@ def test_each_arm_is_bitwise_the_torch_engine(game, arm):
 @pytest.mark.parametrize("game", ["leduc", "kuhn"])
 @pytest.mark.parametrize("budget", [None, 100, 170])
 def test_mixed_batches_with_and_without_a_budget(game, budget):
-    runs = [RunSpec(arm, seed) for arm in FUSED_ARMS for seed in SEEDS]
+    # the first seed's runs at the schedule's step size, the others at their own (a study's batched tasks)
+    runs = [RunSpec(arm, seed, None if seed == SEEDS[0] else 1.5) for arm in FUSED_ARMS for seed in SEEDS]
     sched = Schedule(iterations=5, decision_points=16, epochs=2, learning_rate=3.0, group_size=3, budget=budget)
     a, b = _both(game, runs, sched, 6)
     _assert_identical(a, b)
@@ -160,7 +161,7 @@ def test_each_arm_under_the_converging_options_is_bitwise_the_torch_engine(arm, 
 
 @pytest.mark.parametrize("game", ["leduc", "kuhn"])
 def test_mixed_batches_with_a_budget_under_the_converging_options(game):
-    runs = [RunSpec(arm, seed) for arm in FUSED_ARMS for seed in SEEDS]
+    runs = [RunSpec(arm, seed, None if seed == SEEDS[0] else 1.5) for arm in FUSED_ARMS for seed in SEEDS]
     sched = Schedule(iterations=6, decision_points=16, epochs=2, learning_rate=3.0, group_size=3, budget=170,
                      decision_law="counterfactual", proximal_alpha=0.5, proximal_kappa=0.0)
     a, b = _both(game, runs, sched, 7)
