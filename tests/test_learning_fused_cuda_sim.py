@@ -69,11 +69,8 @@ def _run_case(engine: str, game: str, learner: str, budget, iterations: int, poi
         if i == 2 and i + 1 < iterations:    # half the runs put back one by one, as a study's budgets do
             snapshot = learners.snapshot()
             learners.step()
-            for r in range(0, len(runs), 2):     # from the batch's snapshot, or from the run's own rows of it
-                if r % 4:
-                    learners.restore_run(snapshot, r)
-                else:
-                    learners.restore_run(Learners.run_part(snapshot, r), r, row=0)
+            for r in range(0, len(runs), 2):
+                learners.restore_run(Learners.run_part(snapshot, r), r)
     state = {k: getattr(learners, k).clone() for k in ("logits", "values", "spent", "draws", "magnet")}
     state["thresholds"] = _thresholds(learners, before_last)
     return {**state, "cumulative": learners.cumulative.copy(), "ledger": learners.ledger.array(),

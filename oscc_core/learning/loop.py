@@ -368,38 +368,36 @@ class Learners:
         """Back to the state of `snapshot` (tensors written in place: the fused path holds views of them)."""
         for name in ("logits", "values", "magnet", "spent"):
             getattr(self, name).copy_(snap[name])
-        self._put_cumulative(snap["cumulative"], slice(None))
+        self._put_cumulative(slice(None), snap["cumulative"])
         for f, c in self.ledger.counts.items():
             c.copy_(snap["ledger"][f])
         self.iteration = snap["iteration"]
 
-    def restore_run(self, snap: dict, r: int, row: int | None = None) -> None:
-        """Put run r, and only it, back to its state in `snap` (the iteration counter is the batch's: kept), read
-        from the snapshot's row `row` (default r; 0 for a `run_part`)."""
-        row = r if row is None else row
-        for name in ("logits", "values", "magnet", "spent"):
-            getattr(self, name)[r] = snap[name][row]
-        self._put_cumulative(snap["cumulative"], r, row)
-        for f, c in self.ledger.counts.items():
-            c[r] = snap["ledger"][f][row]
-
     @staticmethod
     def run_part(snap: dict, r: int) -> dict:
-        """Run r's rows of a snapshot, copied (row 0 of each): what a study keeps of a run its budget cut, in
-        place of the whole batch's snapshot."""
-        def rows(x):
-            return x[r:r + 1].copy() if isinstance(x, np.ndarray) else x[r:r + 1].clone()
-        return {**{name: rows(snap[name]) for name in ("logits", "values", "magnet", "spent", "cumulative")},
-                "iteration": snap["iteration"], "ledger": {f: rows(c) for f, c in snap["ledger"].items()}}
+        """Run r's own state in a snapshot, copied (what a study keeps of a run its budget cut, in place of the
+        whole batch's snapshot); `restore_run` puts it back."""
+        def row(x):
+            return x[r].copy() if isinstance(x, np.ndarray) else x[r].clone()
+        return {**{name: row(snap[name]) for name in ("logits", "values", "magnet", "spent", "cumulative")},
+                "ledger": {f: row(c) for f, c in snap["ledger"].items()}}
 
-    def _put_cumulative(self, saved, rows, source=None) -> None:
-        """The average-policy sums of `rows` (an index or a slice) from a snapshot's copy (its `source` rows,
-        default the same), where they live."""
-        source = rows if source is None else source
+    def restore_run(self, part: dict, r: int) -> None:
+        """Put run r, and only it, back to the state `part` (`run_part` of a snapshot); the iteration counter is the
+        batch's: kept."""
+        for name in ("logits", "values", "magnet", "spent"):
+            getattr(self, name)[r] = part[name]
+        self._put_cumulative(r, part["cumulative"])
+        for f, c in self.ledger.counts.items():
+            c[r] = part["ledger"][f]
+
+    def _put_cumulative(self, rows, saved) -> None:
+        """The average-policy sums of `rows` (an index or a slice) set to `saved` (a snapshot's copy), where they
+        live."""
         if self.engine == "fused_cuda":
-            self._fused.device_cumulative()[rows] = saved[source]
+            self._fused.device_cumulative()[rows] = saved
         else:
-            self._cumulative[rows] = saved[source]
+            self._cumulative[rows] = saved
 
     # ----- results -------------------------------------------------------------------------
     def coverage(self) -> np.ndarray:

@@ -7,12 +7,12 @@ together in one batch (a run's numbers never depend on its batch: tested),
 each up to the largest budget, and records at every budget b exactly what
 a run with budget b alone would end with: before each iteration that may
 bring a run to b the state is kept (`Learners.snapshot`; a run that b cuts
-keeps its own rows of it, `Learners.run_part`); once every run has reached
+keeps its own part of it, `Learners.run_part`); once every run has reached
 b, the records are taken and, if a larger budget follows, each run's last
 iteration is undone (the one b cut short) and taken again under the next
-budget, so its later iterations are those of a run that never had budget b.  Each run
-keeps its own iteration counter, hence its own group ids (t N + k), as it
-would alone.
+budget, so its later iterations are those of a run that never had budget b.
+Each run keeps its own iteration counter, hence its own group ids (t N + k),
+as it would alone.
 
 A record per run and budget holds the exact exploitability (NashConv / 2,
 chips) of the average policy (the checkpoint) and of the last iterate, the
@@ -174,7 +174,7 @@ def _train(task: Task, runs: list[RunSpec], device) -> tuple[list[dict], Learner
         if k + 1 < len(task.budgets):
             for r in range(len(runs)):
                 if cut[r] is not None:
-                    learners.restore_run(cut[r][0], r, row=0)
+                    learners.restore_run(cut[r][0], r)
                     iterations[r] = cut[r][1]
     return out, learners
 
