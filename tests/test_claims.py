@@ -263,9 +263,9 @@ def test_verdict_returns_one_of_the_four_size_labels():
                 labels.add(C.verdict(paper, None, low=estimate - 1.0, high=estimate + 1.0, relation=rel))
     assert labels == {"reproduced", "inconclusive", "partly", "not reproduced"}
     # The two verdicts not reached by sizes are given by the row type (reporting.rows), with a reason.
-    assert C.VERDICTS == ("reproduced", "inconclusive", "partly", "not reproduced", "impossible under the rules",
-                          "not compared")
-    assert (C.IMPOSSIBLE, C.NOT_COMPARED) == C.VERDICTS[4:]
+    assert C.VERDICTS == ("reproduced", "inconclusive", "partly", "depends on the reading", "not reproduced",
+                          "impossible under the rules", "not compared")
+    assert (C.IMPOSSIBLE, C.NOT_COMPARED) == C.VERDICTS[5:]
     assert C.STATUSES == ("adopted", "differs")
 
 

@@ -45,8 +45,12 @@ PARTLY = "partly"
 NOT_REPRODUCED = "not reproduced"
 IMPOSSIBLE = "impossible under the rules"
 NOT_COMPARED = "not compared"
-#: Verdicts of results and checks, from the most to the least favourable to the paper.
-VERDICTS = (REPRODUCED, INCONCLUSIVE, PARTLY, NOT_REPRODUCED, IMPOSSIBLE, NOT_COMPARED)
+#: The verdict of a quantity whose verdict differs between the readings of the paper's words that the book
+#: measures, where the paper's text does not fix one (the line lists each reading's verdict).
+DEPENDS = "depends on the reading"
+#: Verdicts of results and checks, from the most to the least favourable to the paper (a reading-dependent
+#: verdict between the favourable and the unfavourable ones).
+VERDICTS = (REPRODUCED, INCONCLUSIVE, PARTLY, DEPENDS, NOT_REPRODUCED, IMPOSSIBLE, NOT_COMPARED)
 #: Verdicts reached by comparing sizes, most favourable first (a reading's verdict is one of these).
 COMPARED = (REPRODUCED, INCONCLUSIVE, PARTLY, NOT_REPRODUCED)
 
@@ -116,7 +120,8 @@ class Relation:
 
     ``text`` states the paper's claim in a few symbols ("full < independent",
     "reduction > 0", "value <= bound", "independent > root_only > full");
-    ``holds`` says whether it holds on our point estimates; ``resolved`` whether
+    ``holds`` says whether it holds on our point estimates; ``by_construction``
+    that it holds whatever we measure (so it never makes a row partly); ``resolved`` whether
     our 95% intervals decide it: True when no value inside them contradicts it,
     False when one does (an interval of a difference that spans 0, orderings
     whose paired differences are not all resolved), None when the relation is
@@ -129,6 +134,7 @@ class Relation:
     text: str
     holds: bool
     resolved: bool | None = None
+    by_construction: bool = False
 
     def __post_init__(self):
         if not isinstance(self.text, str) or not self.text.strip():
@@ -141,8 +147,14 @@ class Relation:
 
     @property
     def established(self) -> bool:
-        """Holds on our estimate and no value inside our intervals contradicts it."""
-        return self.holds and self.resolved is not False
+        """Holds on our estimate and no value inside our intervals contradicts it (never for a relation that
+        holds by construction: it could not have failed, so it shows nothing)."""
+        return self.holds and self.resolved is not False and not self.by_construction
+
+    def constructed(self) -> "Relation":
+        """The same relation declared true by construction (physical draws that grow with the calibration size
+        because each size draws more groups): shown beside the number, but it never makes a verdict partly."""
+        return Relation(self.text, self.holds, self.resolved, by_construction=True)
 
     @classmethod
     def side(cls, text: str, value: float, low: float | None = None, high: float | None = None, *,
@@ -232,6 +244,8 @@ def verdict(
     agrees = size_agrees(paper_value, estimate, low, high)
     missing = any(x is not None and math.isnan(_finite(x, "value")) for x in (estimate, low, high)) or \
         (low is None and estimate is None)
+    if relation is not None and relation.by_construction:
+        relation = None                     # it could not have failed: it decides nothing
     if agrees:
         contradicted = positive and low is not None and float(low) <= 0.0
         if contradicted or (relation is not None and not relation.established):

@@ -31,6 +31,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from oscc_core.reporting import claims
+from oscc_core.reporting.printings import groups as same_value_groups
+from oscc_core.reporting.why import why_text
 
 #: The chapter (notebook stem) of each section of the claims file.
 SECTION_CHAPTERS = {"contract": "01_contract", "covariance": "02_covariance", "gradient_noise": "03_gradient_noise",
@@ -38,6 +40,12 @@ SECTION_CHAPTERS = {"contract": "01_contract", "covariance": "02_covariance", "g
 #: The record keys of a primary row's claim, of a row's declarations, and of the test that decided its size.
 CLAIM_KEY, NOT_COMPARABLE_KEY, BY_CONSTRUCTION_KEY, PRINTING_KEY, TEST_KEY = (
     "claim id", "not comparable", "by construction", "printing of", "test")
+#: The record keys of a row's reading dependence, its relation's own verdict and its relation by construction.
+READING_DEPENDENT_KEY, RELATION_VERDICT_KEY, RELATION_CONSTRUCTED_KEY = (
+    "reading dependent", "relation verdict", "relation by construction")
+#: Keys a line copies from its row as they are.
+COPIED_KEYS = (TEST_KEY, NOT_COMPARABLE_KEY, BY_CONSTRUCTION_KEY, PRINTING_KEY, READING_DEPENDENT_KEY,
+               RELATION_VERDICT_KEY, RELATION_CONSTRUCTED_KEY)
 #: The kind of entry that gets a status instead of a verdict.
 SETTING_KIND = "setup"
 BASES = ("row", "same value", "chapter not built", "setting", "no row")
@@ -58,36 +66,18 @@ class RowRecord:
     record: dict
 
 
-def _same_value_groups(entries: dict[str, dict]) -> dict[str, list[str]]:
-    """Claim id -> every id of its `same_as` group (the union of the links), in claims-file order."""
-    parent = {cid: cid for cid in entries}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for cid, e in entries.items():
-        target = e.get("same_as")
-        if target in parent:
-            parent[find(cid)] = find(target)
-    groups: dict[str, list[str]] = {}
-    for cid in entries:
-        groups.setdefault(find(cid), []).append(cid)
-    return {cid: groups[find(cid)] for cid in entries}
-
-
 def _from_row(base: dict, row: RowRecord, basis: str, via: str | None, via_paper=None) -> dict:
     first = row.record
-    return {**base, "ours": first.get("ours"), "interval": first.get("95% interval"), "exact": first.get("exact"),
+    line = {**base, "ours": first.get("ours"), "interval": first.get("95% interval"), "exact": first.get("exact"),
             "verdict": first.get("verdict"), "status": first.get("status"),
             "relation": first.get("relation"), "relative deviation": first.get("relative deviation"),
             "reason": first.get("reason"), "reading": first.get("reading"), "readings": first.get("readings"),
             "chapter": row.chapter, "where": row.where, "basis": basis, "via": via, "via paper": via_paper,
             "relation holds": first.get("relation holds"), "relation resolved": first.get("relation resolved"),
-            TEST_KEY: first.get(TEST_KEY), NOT_COMPARABLE_KEY: first.get(NOT_COMPARABLE_KEY),
-            BY_CONSTRUCTION_KEY: first.get(BY_CONSTRUCTION_KEY), PRINTING_KEY: first.get(PRINTING_KEY)}
+            **{key: first.get(key) for key in COPIED_KEYS}}
+    why = why_text(line)
+    line["why"] = why if via is None else f"the same value as {via}, whose row it takes; {why}"
+    return line
 
 
 def _without_row(base: dict, reason: str, basis: str) -> dict:
@@ -96,8 +86,7 @@ def _without_row(base: dict, reason: str, basis: str) -> dict:
             "verdict": None if setting else claims.NOT_COMPARED, "status": claims.DIFFERS if setting else None,
             "relation": None, "relative deviation": None, "reason": reason, "reading": None, "readings": None,
             "chapter": None, "where": None, "basis": basis, "via": None, "via paper": None, "relation holds": None,
-            "relation resolved": None, TEST_KEY: None, NOT_COMPARABLE_KEY: None, BY_CONSTRUCTION_KEY: None,
-            PRINTING_KEY: None}
+            "relation resolved": None, **{key: None for key in COPIED_KEYS}, "why": reason}
 
 
 def doubled_primaries(rows: dict[str, list[RowRecord]]) -> dict[str, list[str]]:
@@ -116,7 +105,7 @@ def build_lines(entries: dict[str, dict], rows: dict[str, list[RowRecord]], buil
         first = next(iter(doubled))
         raise LedgerError(f"{len(doubled)} claim ids have more than one primary row (first: {first} at "
                           f"{', '.join(doubled[first])}); mark all but one as sensitivity rows.")
-    groups = _same_value_groups(entries)
+    groups = same_value_groups(entries)
     out = []
     for cid, e in entries.items():
         base = {"id": cid, "section": e["section"], "kind": e["kind"], "source": e.get("source"),

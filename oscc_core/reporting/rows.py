@@ -50,9 +50,10 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from numbers import Real
 
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, comparability
 from oscc_core.reporting.claims import Relation
 from oscc_core.reporting.results import residual_text
+from oscc_core.reporting.why import why_text
 
 NO_PAPER = "no paper value"          # verdict of a row the paper gives no number for
 RATIO_DECIMALS = 4      # decimals of the paper's cost ratios (`Row.ratio`)
@@ -75,13 +76,20 @@ __all__ = ["CLAIM_KEY", "IMPOSSIBLE", "NOT_COMPARED", "NO_PAPER", "Relation", "R
            "parse_fraction", "relative_deviation"]
 
 
-def relative_deviation(paper, ours) -> float | None:
-    """ours / paper - 1 when both are (finite) numbers and the paper's is not zero, else None."""
+def relative_deviation(paper, ours, interval: tuple | None = None) -> float | None:
+    """ours / paper - 1 where it means something: both are finite numbers of one sign, neither is zero, and our
+    95% interval (when given) does not reach zero.  Beside a value near zero (an interval that covers 0, a sign
+    that differs) a ratio measures only how small the paper's number is, so there is none (None)."""
     def number(x):
         return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(float(x))
-    if not (number(paper) and number(ours)) or float(paper) == 0.0:
+    if not (number(paper) and number(ours)):
         return None
-    return float(ours) / float(paper) - 1.0
+    p, o = float(paper), float(ours)
+    if p == 0.0 or o == 0.0 or (p > 0) != (o > 0):
+        return None
+    if interval is not None and all(number(x) for x in interval) and float(interval[0]) <= 0.0 <= float(interval[1]):
+        return None
+    return o / p - 1.0
 
 
 def _declared(relation: Relation | None) -> dict:
@@ -91,7 +99,8 @@ def _declared(relation: Relation | None) -> dict:
         return {}
     if not isinstance(relation, Relation):
         raise TypeError(f"relation must be a Relation(text, holds) or None, got {relation!r}.")
-    return {"relation": relation.text, "relation_holds": relation.holds, "relation_resolved": relation.resolved}
+    return {"relation": relation.text, "relation_holds": relation.holds, "relation_resolved": relation.resolved,
+            "relation_constructed": relation.by_construction}
 
 
 def _is_number(x) -> bool:
@@ -136,13 +145,21 @@ class Row(Mapping):
     not_comparable: str | None = None
     by_construction_reason: str | None = None
     printing_of: str | None = None
+    relation_constructed: bool = False
+    reading_dependent: bool = False
     relative_deviation: float | None = field(init=False, default=None)
 
     def __post_init__(self):
-        object.__setattr__(self, "relative_deviation", relative_deviation(self.paper, self.ours))
-        if self.verdict == claims.PARTLY and not (self.relation and self.relation_holds
+        self._apply_comparability()
+        object.__setattr__(self, "relative_deviation", relative_deviation(self.paper, self.ours, self.interval))
+        if self.verdict == claims.PARTLY and not (self.relation and self.relation_holds and not self.relation_constructed
                                                   and self.relation_resolved is not False):
-            raise ValueError(f"{self.quantity!r}: a row is partly only when it declares a relation that holds.")
+            raise ValueError(f"{self.quantity!r}: a row is partly only when it declares a relation that holds "
+                             "(and could have failed).")
+        if self.verdict == claims.DEPENDS and not (self.readings and self.reading_dependent and
+                                                   len({r["verdict"] for r in self.readings}) > 1):
+            raise ValueError(f"{self.quantity!r}: a row depends on the reading only when its readings' verdicts "
+                             "differ.")
         if self.verdict in (claims.IMPOSSIBLE, claims.NOT_COMPARED, claims.DIFFERS) and \
                 not (self.reason and self.reason.strip()):
             raise ValueError(f"{self.quantity!r}: a row that is {self.verdict!r} needs its reason.")
@@ -151,6 +168,29 @@ class Row(Mapping):
         if self.not_comparable is not None and self.verdict != claims.NOT_COMPARED:
             raise ValueError(f"{self.quantity!r}: a row that declares its quantity not comparable is not compared, "
                              f"not {self.verdict!r}.")
+
+    def _apply_comparability(self) -> None:
+        """A size verdict for a claim whose family is declared not comparable (`reporting.comparability`) becomes
+        not compared, with the family's reason before the row's own; the relation stays and is judged on its
+        own (`relation_verdict`)."""
+        reason = comparability.incomparable_reason(self.claim_id)
+        if reason is None or self.verdict not in comparability.SIZE_VERDICTS:
+            return
+        own = self.reason if self.reason and self.reason not in reason else None
+        object.__setattr__(self, "verdict", NOT_COMPARED)
+        object.__setattr__(self, "not_comparable", reason)
+        object.__setattr__(self, "reason", reason + (f"; {own}" if own else ""))
+        object.__setattr__(self, "test", None)
+        object.__setattr__(self, "reading_dependent", False)
+
+    @property
+    def relation_verdict(self) -> str | None:
+        """The verdict of the relation the row declares, judged on its own (what is left to judge of a quantity
+        whose size is not compared): `comparability.relation_verdict`; None without a relation or for one that
+        holds by construction."""
+        if self.relation is None or self.relation_constructed:
+            return None
+        return comparability.relation_verdict(self.relation_holds, self.relation_resolved)
 
     # --- constructors, one per kind of comparison ------------------------------------
     @classmethod
@@ -206,33 +246,49 @@ class Row(Mapping):
         return cls(quantity, paper, ours, claims.ADOPTED if adopted else claims.DIFFERS, claim_id, reason=reason)
 
     @classmethod
-    def under_readings(cls, rows: list["Row"]) -> "Row":
-        """One paper quantity compared under each reading the chapter lists (one row per reading, each naming
-        its `reading`), in the chapter's order of preference: the reading the paper states, where it states one,
-        before the others.  Impossible under the rules only when every reading is impossible; otherwise the
-        verdict of the first reading that is possible and compared (a reading that is possible but has no single
-        value of ours to compare, "not compared", only shows that the rules allow the number), with the
-        impossible readings named in the reason.  Never the most favourable of many readings: that would let
-        one of a dozen readings agree by chance.  The row keeps every reading's verdict and our value
-        (`readings`)."""
+    def under_readings(cls, rows: list["Row"], paper_reading: str | None = None) -> "Row":
+        """One paper quantity compared under each reading of the paper's words the book measures (one row per
+        reading, each naming its `reading`; the first is the book's own reading, shown when the paper's text
+        fixes none).  The row keeps every reading's verdict and our value (`readings`).
+
+        * impossible under the rules only when every reading is impossible;
+        * where every reading that the rules allow and that has a number of ours to compare gives one verdict,
+          that verdict;
+        * where they disagree, the verdict is reading-dependent (`reading_dependent`): the verdict under
+          `paper_reading` when the paper's text fixes the reading (it must name one of the rows), else
+          "depends on the reading" (`claims.DEPENDS`), with each reading's verdict in the reason.
+
+        Never the most favourable of many readings: that would let one of a dozen readings agree by chance.
+        A reading is an interpretation of the paper's words fixed before looking at the numbers."""
         if not rows or any(not (r.reading and r.reading.strip()) for r in rows):
             raise ValueError("under_readings needs one row per reading, each naming its reading.")
         if len({r.claim_id for r in rows}) != 1:
             raise ValueError(f"the readings compare different claims: {sorted({str(r.claim_id) for r in rows})}.")
+        named = [r.reading for r in rows]
+        if paper_reading is not None and paper_reading not in named:
+            raise ValueError(f"paper_reading must be one of the readings {named}, got {paper_reading!r}.")
         listed = tuple({"reading": r.reading, "verdict": r.verdict, "ours": r.ours, "interval": r.interval,
                         "reason": r.reason} for r in rows)
-        impossible = [r for r in rows if r.verdict == IMPOSSIBLE]
-        if len(impossible) == len(rows):
+        each = "; ".join(f"{r.verdict} under the reading '{r.reading}'" + (f" ({r.reason})" if r.reason else "")
+                         for r in rows)
+        if all(r.verdict == IMPOSSIBLE for r in rows):
             reason = "; ".join(f"under the reading '{r.reading}': {r.reason}" for r in rows)
-            return replace(rows[0], reason=reason, reading="; ".join(r.reading for r in rows), readings=listed)
-        possible = [r for r in rows if r.verdict != IMPOSSIBLE]
-        chosen = next((r for r in possible if r.verdict != NOT_COMPARED), possible[0])
-        reason = chosen.reason
-        if impossible:
-            reason = ("impossible under " + "; ".join(f"the reading '{r.reading}' ({r.reason})" for r in impossible)
-                      + f"; {chosen.verdict} under the reading '{chosen.reading}'"
-                      + (f" ({chosen.reason})" if chosen.reason else ""))
-        return replace(chosen, reason=reason, readings=listed)
+            return replace(rows[0], reason=reason, reading="; ".join(named), readings=listed)
+        if all(r.verdict in (IMPOSSIBLE, NOT_COMPARED) for r in rows):   # allowed only where nothing is compared
+            allowed = next(r for r in rows if r.verdict == NOT_COMPARED)
+            return replace(allowed, reason=f"not impossible under every reading, and no reading the rules allow has "
+                                           f"a number of ours to compare: {each}", readings=listed)
+        compared = [r for r in rows if r.verdict != NOT_COMPARED]
+        verdicts = {r.verdict for r in compared}
+        primary = next(r for r in rows if r.reading == paper_reading) if paper_reading else compared[0]
+        if len(verdicts) == 1:
+            reason = primary.reason if len(rows) == 1 else f"{primary.verdict} under every reading: {each}"
+            return replace(primary, reason=reason, readings=listed)
+        if paper_reading is not None:
+            reason = f"the paper's text fixes the reading '{paper_reading}'; by reading: {each}"
+            return replace(primary, reason=reason, readings=listed, reading_dependent=True)
+        return replace(primary, verdict=claims.DEPENDS, reason=f"depends on the reading: {each}", readings=listed,
+                       reading_dependent=True, test=None)
 
     def as_sensitivity(self) -> "Row":
         """The same comparison as a sensitivity, alternative-construction or detail row: it names its claim
@@ -366,7 +422,7 @@ class Row(Mapping):
         if not (isinstance(reason, str) and reason.strip()):
             raise ValueError(f"{self.quantity!r}: a quantity declared not comparable needs its one-sentence reason.")
         return replace(self, verdict=NOT_COMPARED, reason=reason, not_comparable=reason, test=None,
-                       relation=None, relation_holds=None, relation_resolved=None)
+                       reading_dependent=False)
 
     def true_by_construction(self, reason: str) -> "Row":
         """The same row declaring that our value agrees by construction (a ratio of budgets we match, a count an
@@ -433,7 +489,8 @@ class Row(Mapping):
     @property
     def declared_relation(self) -> Relation | None:
         """The relation the row declares (text and whether it holds), or None."""
-        return None if self.relation is None else Relation(self.relation, bool(self.relation_holds))
+        return None if self.relation is None else Relation(self.relation, bool(self.relation_holds),
+                                                           self.relation_resolved, self.relation_constructed)
 
     def with_paper_interval(self, low: float, high: float) -> "Row":
         """The same row with the paper's own 95% interval beside its value."""
@@ -462,9 +519,15 @@ class Row(Mapping):
             out["readings"] = [dict(r, interval=None if r["interval"] is None else list(r["interval"]))
                                for r in self.readings]
         for key, value in (("test", self.test), ("not comparable", self.not_comparable),
-                           ("by construction", self.by_construction_reason), ("printing of", self.printing_of)):
+                           ("by construction", self.by_construction_reason), ("printing of", self.printing_of),
+                           ("relation verdict", self.relation_verdict)):
             if value is not None:
                 out[key] = value
+        if self.relation_constructed:
+            out["relation by construction"] = True
+        if self.reading_dependent:
+            out["reading dependent"] = True
+        out["why"] = why_text(out)
         return out
 
     def __getitem__(self, key):

@@ -7,11 +7,12 @@ tolerance.
 from __future__ import annotations
 
 import html
-import math
 
 import pandas as pd
 
 from oscc_core.reporting import claims
+from oscc_core.reporting.numbers import (PLAIN_RANGE, SIGNIFICANT, deviation_text, interval_text,  # noqa: F401
+                                         significant_text)
 from oscc_core.reporting.results import ZERO_TOLERANCE, residual_text
 from oscc_core.reporting.rows import NO_PAPER, relative_deviation
 
@@ -23,7 +24,8 @@ COLUMN_ORDER = ("quantity", "paper", "paper 95% interval", "ours", "95% interval
 #: Record fields a table does not show: whether the relation holds and is resolved (the verdict says it), and the
 #: per-reading verdicts (the reason names them), the name of the size test (the ledger shows it) and a
 #: not-comparable declaration (its reason is the row's reason).
-RECORD_ONLY = ("relation holds", "relation resolved", "readings", "test", "not comparable")
+RECORD_ONLY = ("relation holds", "relation resolved", "readings", "test", "not comparable", "relation verdict",
+               "relation by construction", "reading dependent", "why")
 
 
 #: Text columns whose long cells move under the table as numbered notes (a cell keeps only its note's mark), so
@@ -85,51 +87,6 @@ def with_notes(frame: pd.DataFrame, after: int = NOTE_AFTER) -> NotedFrame:
     return out
 
 
-#: Comparison tables show this many significant figures.
-SIGNIFICANT = 4
-#: Outside [1e-4, 1e9) a number is written in scientific notation.
-PLAIN_RANGE = (-4, 9)
-
-
-def _decimals(magnitude: float, significant: int) -> int | None:
-    """Decimals that give `magnitude` (> 0) `significant` figures once rounded; None: scientific notation."""
-    exponent = math.floor(math.log10(float(f"{magnitude:.{significant - 1}e}")))
-    if not PLAIN_RANGE[0] <= exponent < PLAIN_RANGE[1]:
-        return None
-    return max(significant - 1 - exponent, 0)
-
-
-def significant_text(x: float, significant: int = SIGNIFICANT) -> str:
-    """x to `significant` significant figures ("48.94", "0.02925", "61,440", "6.680e-06"); 0 when |x| is below
-    `ZERO_TOLERANCE` (rounding noise, which differs between CPUs); a dash for NaN (no value), "inf" as is."""
-    if not math.isfinite(x):
-        return "—" if x != x else f"{x}"
-    if abs(x) < ZERO_TOLERANCE:
-        return "0"
-    decimals = _decimals(abs(x), significant)
-    return f"{x:.{significant - 1}e}" if decimals is None else f"{x:,.{decimals}f}"
-
-
-def interval_text(low: float, high: float, significant: int = SIGNIFICANT) -> str:
-    """An interval with both ends at the decimals that give its larger end `significant` figures."""
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return f"[{significant_text(low, significant)}, {significant_text(high, significant)}]"
-    big = max(abs(low), abs(high))
-    decimals = None if big < ZERO_TOLERANCE else _decimals(big, significant)
-    if decimals is None and big >= ZERO_TOLERANCE:
-        return f"[{low:.{significant - 1}e}, {high:.{significant - 1}e}]"
-    decimals = decimals or 0
-    return f"[{low:,.{decimals}f}, {high:,.{decimals}f}]"
-
-
-def deviation_text(x: float | None, digits: int = 1) -> str:
-    """A relative deviation as a signed percentage ("+79.4%", "-3.0%"), or "—" when there is none."""
-    if x is None or x != x:
-        return "—"
-    text = f"{100.0 * x:+.{digits}f}%"
-    return "+0.0%" if text == f"-{0:.{digits}f}%" else text
-
-
 def comparison_frame(rows: list[dict], digits: int = SIGNIFICANT, drop_empty: bool = False):
     """A pandas table of comparison rows: floats to `digits` significant figures, counts with separators, known
     columns first.
@@ -156,9 +113,14 @@ def comparison_frame(rows: list[dict], digits: int = SIGNIFICANT, drop_empty: bo
     rows = [dict(r) for r in rows]
     for r in rows:
         if "verdict" in r or "status" in r:
-            r.setdefault("relative deviation", relative_deviation(r.get("paper"), r.get("ours")))
+            r.setdefault("relative deviation", relative_deviation(r.get("paper"), r.get("ours"),
+                                                                  r.get("95% interval")))
             r.setdefault("relation", None)
             r["relative deviation"] = deviation_text(r["relative deviation"])
+            if r["relation"]:
+                r["relation"] = f"{r['relation']} ({relation_outcome(r)})"
+            if r.get("reading dependent") and r.get("verdict") != claims.DEPENDS:
+                r["verdict"] = f"{r['verdict']} (depends on the reading)"
     seen = list(dict.fromkeys(k for r in rows for k in r))
     columns = [c for c in COLUMN_ORDER if c in seen] + \
         [c for c in seen if c not in COLUMN_ORDER and c not in RECORD_ONLY]
@@ -167,6 +129,16 @@ def comparison_frame(rows: list[dict], digits: int = SIGNIFICANT, drop_empty: bo
         kept = ("quantity", "paper", "ours", "verdict", "status", "claim id", "sensitivity of")
         frame = frame[[c for c in frame.columns if c in kept or (frame[c] != "—").any()]]
     return with_notes(_sensitivity_in_claim_column(frame))
+
+
+def relation_outcome(record) -> str:
+    """What became of a row's declared relation on our numbers, in a word or two: holds, fails, holds but
+    unresolved at 95%, or holds by construction."""
+    if record.get("relation by construction"):
+        return "holds by construction"
+    if not record.get("relation holds"):
+        return "fails"
+    return "holds, unresolved at 95%" if record.get("relation resolved") is False else "holds"
 
 
 def _sensitivity_in_claim_column(frame):

@@ -12,7 +12,12 @@ A count means what a reader takes it to mean:
   ("printing of") are *printings*, listed under the value they repeat;
 * a value true by construction (a row that declares "by construction": a
   matched-budget cost ratio of 1, a count fixed by an adopted setting) is
-  counted apart from the measurements, by verdict.
+  counted apart from the measurements, by verdict;
+* verdicts that depend on the reading of the paper's words (a line that
+  declares "reading dependent") are counted, whatever their verdict;
+* a value whose size is not compared (`reporting.comparability`) but whose
+  row states the relation the paper claims for it is counted again under
+  *orderings*, by the verdict of that relation.
 
 `tally(lines)` takes ledger lines (`ledger_lines.build_lines`, or
 `ledger_lines.section_lines` for one chapter's rows) and returns the counts;
@@ -25,7 +30,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from oscc_core.reporting import claims
-from oscc_core.reporting.ledger_lines import (BY_CONSTRUCTION_KEY, PRINTING_KEY, SETTING_KIND, section_lines)
+from oscc_core.reporting.ledger_lines import (BY_CONSTRUCTION_KEY, PRINTING_KEY, READING_DEPENDENT_KEY,
+                                              RELATION_VERDICT_KEY, SETTING_KIND, section_lines)
 
 #: Claims-file kinds, and the class each is counted in.
 MEASUREMENT, CHECK, INTERVAL = "result", "check", "interval"
@@ -85,14 +91,18 @@ def tally(lines: Iterable[Mapping]) -> dict:
         key = measured_key(line)
         if key not in first or line["id"] == key:
             first[key] = line
+    orderings = {v: 0 for v in claims.COMPARED}
     for line in first.values():
         verdict = line["verdict"]
         if verdict not in VERDICTS:
             raise ValueError(f"line {line['id']!r}: verdict must be one of {list(VERDICTS)}, got {verdict!r}.")
         out[_class(line)][verdict] += 1
+        if verdict == claims.NOT_COMPARED and line.get(RELATION_VERDICT_KEY) in orderings:
+            orderings[line[RELATION_VERDICT_KEY]] += 1
     results = sum(line["kind"] != SETTING_KIND for line in lines)
+    dependent = sum(bool(line.get(READING_DEPENDENT_KEY)) for line in first.values())
     return {**out, "values": len(first), "printings": results - len(first), "results": results,
-            "settings": settings}
+            "settings": settings, "reading dependent": dependent, "orderings": orderings}
 
 
 def chapter_tally(stem: str, rows: Iterable[Mapping]) -> dict:
@@ -123,6 +133,13 @@ def tally_text(counted: Mapping) -> str:
         if n or name == "measurements":
             parts.append(f"{label}: {n:,}" + (f" ({_phrase(counted[name])})" if n else ""))
     text = "; ".join(parts)
+    if counted.get("reading dependent"):
+        n = counted["reading dependent"]
+        text += f"; {n:,} verdict{'s' if n != 1 else ''} depend{'s' if n == 1 else ''} on the reading"
+    orderings = counted.get("orderings") or {}
+    if sum(orderings.values()):
+        text += (f"; of the values not compared in size, {sum(orderings.values()):,} carry the ordering the paper "
+                 f"states ({_phrase(orderings)})")
     if counted["printings"]:
         text += (f"; {counted['printings']:,} further printing{'s' if counted['printings'] != 1 else ''} of these "
                  "values, not counted again")

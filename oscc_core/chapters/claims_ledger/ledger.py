@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from oscc_core.reporting import claims, tally
+from oscc_core.reporting import claims, comparability, printings, tally
 from oscc_core.reporting.ledger_lines import (BASES, BY_CONSTRUCTION_KEY, NOT_BUILT_REASON, NOT_COMPARABLE_KEY,
                                               PRINTING_KEY, SECTION_CHAPTERS, SETTING_KIND, SETTING_REASON,
                                               TEST_KEY, LedgerError, build_lines, doubled_primaries)
@@ -61,9 +61,36 @@ def is_wall_time(claim_id: str) -> bool:
     return claim_id.rsplit(".", 1)[-1] in WALL_TIME_KEYS
 
 
-def check_ledger(ledger: list[dict], claim_ids) -> None:
+def refused_size_verdicts(ledger: list[dict]) -> list[str]:
+    """The lines that give a size verdict to a quantity whose family `reporting.comparability` declares not
+    comparable, each named with its verdict and family."""
+    return [f"line {r['id']}: size verdict {r.get('verdict')!r} for the family "
+            f"'{comparability.family_of(r['id']).name}', declared not comparable "
+            f"({comparability.family_of(r['id']).basis})"
+            for r in ledger if comparability.size_verdict_refused(r["id"], r.get("verdict"))]
+
+
+def split_groups(ledger: list[dict], entries: dict[str, dict]) -> dict[str, list[str]]:
+    """Group root -> the verdicts of its printings, for every `same_as` group whose lines carry more than one
+    verdict (settings are statuses, not verdicts, and are left out)."""
+    linked = printings.groups(entries)
+    verdict_of = {r["id"]: r.get("verdict") for r in ledger if r.get("kind") != SETTING_KIND}
+    out = {}
+    for cid in entries:
+        group = linked[cid]
+        if group[0] != cid or len(group) < 2:
+            continue
+        verdicts = sorted({str(verdict_of[c]) for c in group if c in verdict_of})
+        if len(verdicts) > 1:
+            out[printings.root_of(group, entries)] = verdicts
+    return out
+
+
+def check_ledger(ledger: list[dict], claim_ids, entries: dict[str, dict] | None = None) -> None:
     """Raise `LedgerError` unless every claim id appears exactly once with a known verdict (a setting: status)
-    and the reason and reading its verdict needs.
+    and the reason and reading its verdict needs, no line gives a size verdict to a quantity declared not
+    comparable (`reporting.comparability`), and every printing of one quantity (a `same_as` group of `entries`,
+    the claims file by default) has one verdict.
 
     A partly entry must declare a relation that holds on our numbers; a reproduced one must not declare a
     relation that fails; an impossible one names its reading; a same-value entry takes only the row of an entry
@@ -116,6 +143,16 @@ def check_ledger(ledger: list[dict], claim_ids) -> None:
     failing("entries whose row declares the quantity not comparable carry a verdict other than not compared",
             [f"{r['id']}, verdict {r.get('verdict')!r}" for r in ledger
              if r.get(NOT_COMPARABLE_KEY) and r.get("verdict") != NOT_COMPARED])
+    refused = refused_size_verdicts(ledger)
+    if refused:
+        problems.append(f"{len(refused)} lines give a size verdict to a quantity declared not comparable "
+                        f"(first: {refused[0]})")
+    split = split_groups(ledger, claims.load_claims() if entries is None else entries)
+    failing("quantities printed several times carry several verdicts (one verdict per same_as group)",
+            [f"{root}: {', '.join(v)}" for root, v in split.items()])
+    failing("lines depend on the reading without readings whose verdicts differ",
+            [r["id"] for r in ledger if r.get("verdict") == claims.DEPENDS and not (
+                r.get("reading dependent") and len({x["verdict"] for x in r.get("readings") or ()}) > 1)])
     verdict_of = {r["id"]: r.get("verdict") for r in ledger}
     failing("printings name no entry of the ledger or carry another verdict than the entry they print",
             [f"{r['id']} (printing of {r[PRINTING_KEY]})" for r in ledger if r.get(PRINTING_KEY)
