@@ -40,7 +40,14 @@ page and its fonts are loaded, and then fails the page on:
   points x dpi / 72 x width / naturalWidth pixels tall. A matplotlib PNG without that
   record fails too (its notebook ran before the figure recorded it: re-execute it).
   Images in collapsed sections are measured opened, as the tall cells are;
-* a chapter page (a notebook) without at least one table and one image.
+* a chapter page (a notebook) without at least one table and one image;
+* a table filter (a search box `<id>-q` above the table `<id>`, as the claims ledger has) that
+  does not show just the matching entries: a paper value printed by several entries (not all)
+  is typed into the box, and the page fails when a row of a non-matching entry stays visible
+  (a claim-id line or a "why" line left behind), when a row of a matching entry is hidden, or
+  when the box's count ("k of n entries") is not the number of matching entries. An entry is
+  a row of class `ledger-entry` and the rows after it up to the next entry. The box is
+  cleared again afterwards.
 
 Code (cell inputs, code blocks, inline code) and anything hidden (collapsed
 cells) are not "visible text"; cell outputs are (the tall-cell check alone
@@ -300,6 +307,7 @@ def page_problems(facts: dict, chapter: bool, allow_stderr: bool = False,
         problems.append(f"table does not fit: {t}")
     problems += tall_cell_problems(facts.get("tall_cells", []), max_lines)
     problems += figure_text_problems(facts.get("figure_images", []))
+    problems += filter_problems(facts.get("filters", []))
     if cut := facts.get("cut_cells"):
         problems.append(f"{len(cut)} table cell(s) cut off with '...' (pandas display.max_colwidth), e.g. {cut[0]!r}")
     if chapter and facts.get("tables", 0) < 1:
@@ -307,6 +315,27 @@ def page_problems(facts: dict, chapter: bool, allow_stderr: bool = False,
     if chapter and facts.get("images", 0) < 1:
         problems.append("chapter without a figure (<img>)")
     return problems
+
+
+def filter_problems(filters: list[dict]) -> list[str]:
+    """Problems of the table filters a page has (see FILTER_JS): stray rows left visible, matching rows hidden,
+    a wrong count, or a filter with nothing to type."""
+    out = []
+    for f in filters:
+        name = f"filter of table '{f['table']}'"
+        if f.get("error"):
+            out.append(f"{name}: {f['error']}")
+            continue
+        typed = f"typing {f['query']!r}"
+        if f["stray"]:
+            out.append(f"{name}: {typed} leaves {f['stray']} row(s) of non-matching entries visible, "
+                       f"e.g. {f['stray_sample']!r}")
+        if f["missing"]:
+            out.append(f"{name}: {typed} hides {f['missing']} matching entr{'y' if f['missing'] == 1 else 'ies'}")
+        want = f"{f['matching']} of {f['entries']} entries"
+        if f["counter"] != want:
+            out.append(f"{name}: {typed} shows the count {f['counter']!r}, not {want!r}")
+    return out
 
 
 def toc_pages(toc_path: Path) -> list[str]:
@@ -465,6 +494,41 @@ __OPEN_COLLAPSED__
   return JSON.stringify(out);
 })()"""
 IMAGES_JS = IMAGES_JS.replace("__OPEN_COLLAPSED__", OPEN_COLLAPSED_JS)
+
+# Type a paper value into every table filter of the page and record what it shows (module docstring).
+FILTER_JS = r"""(() => {
+  const out = [];
+  const shown = r => getComputedStyle(r).display !== 'none';
+  const text = e => e.map(r => r.textContent + ' ' + (r.title || '') + ' '
+      + [...r.querySelectorAll('[title]')].map(c => c.title).join(' ')).join(' ').toLowerCase();
+  document.querySelectorAll('input[type=search][id$="-q"]').forEach(q => {
+    const id = q.id.slice(0, -2), table = document.getElementById(id), counter = document.getElementById(id + '-n');
+    if (!table || !table.tBodies.length) return;
+    const rows = [...table.tBodies[0].rows], entries = [];
+    let cur = null;
+    rows.forEach(r => {
+      if (r.classList.contains('ledger-entry')) { cur = [r]; entries.push(cur); } else if (cur) cur.push(r);
+    });
+    if (!entries.length) { out.push({table: id, error: 'no rows of class ledger-entry to filter'}); return; }
+    const values = entries.map(e => (e[0].cells[1] || e[0]).textContent.trim());
+    const seen = {};
+    values.forEach(v => { seen[v] = (seen[v] || 0) + 1; });
+    const query = values.find(v => /[0-9]/.test(v) && seen[v] > 1 && seen[v] < entries.length)
+      || values.find(v => /[0-9]/.test(v));
+    if (!query) { out.push({table: id, error: 'no paper value to type'}); return; }
+    q.value = query;
+    q.dispatchEvent(new Event('input', {bubbles: true}));
+    const want = entries.filter(e => text(e).includes(query.toLowerCase()));
+    const stray = rows.filter(r => shown(r) && !want.some(e => e.includes(r)));
+    const missing = want.filter(e => !e.every(shown));
+    out.push({table: id, query: query, entries: entries.length, matching: want.length, stray: stray.length,
+              stray_sample: stray.length ? stray[0].textContent.trim().slice(0, 80) : '',
+              missing: missing.length, counter: counter ? counter.textContent.trim() : ''});
+    q.value = '';
+    q.dispatchEvent(new Event('input', {bubbles: true}));
+  });
+  return JSON.stringify(out);
+})()"""
 
 INSPECT_JS = r"""(() => {
   const root = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
@@ -713,6 +777,7 @@ def open_page(browser: Chromium, html_path: Path, png: Path | None, max_lines: i
         data = image_bytes(img["src"])
         img.update(figure_text_facts(data) if data else {"record": None, "matplotlib": False})
     facts = json.loads(browser.evaluate(INSPECT_JS))
+    facts["filters"] = json.loads(browser.evaluate(FILTER_JS))
     facts["tall_cells"] = tall_cells
     facts["figure_images"] = images
     facts["mathjax_state"], facts["mathjax_error"] = waited["state"], waited["error"]

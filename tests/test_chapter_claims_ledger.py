@@ -346,3 +346,40 @@ def test_the_counts_give_measurements_by_verdict_apart_from_checks_and_count_a_p
     covariance = counted["tally by chapter"]["02_covariance"]
     assert covariance["intervals"]["reproduced"] == 1 and covariance["printings"] >= 2
     assert ledger.glue_values(counted)["ledger_intervals_reproduced"] == "1"
+
+
+# --- one comparability rule, one verdict per quantity ------------------------------------------------------------
+
+def test_the_build_refuses_a_size_verdict_for_a_family_declared_not_comparable_and_names_the_line(tmp_path):
+    # a results file written as an old chapter wrote it: a noise trace with a size verdict
+    trace = "text_action_support.3_actions.oscc_select.gradient_noise_trace"
+    write_results(tmp_path, "04_selector", {"rows": [row(trace, "not reproduced")]})
+    lines, _ = build(tmp_path)
+    with pytest.raises(ledger.LedgerError, match="lines give a size verdict to a quantity declared not comparable "
+                                                 r"\(first: line [a-z_.0-9]*gradient_noise_trace: size verdict "
+                                                 "'not reproduced' for the family 'gradient-noise traces'"):
+        ledger.check_ledger(lines, RAW_IDS)
+
+
+def test_the_build_refuses_two_verdicts_for_the_printings_of_one_quantity(tmp_path):
+    write_results(tmp_path, "02_covariance", {"rows": [
+        row("main.independent.variance", "partly", relation="a < b", **{"relation holds": True}),
+        row("ablations.ind.variance", "not reproduced")]})
+    lines, _ = build(tmp_path)
+    with pytest.raises(ledger.LedgerError, match="several verdicts .*main.independent.variance: not reproduced, partly"):
+        ledger.check_ledger(lines, RAW_IDS)
+
+
+def test_a_line_that_depends_on_the_reading_lists_readings_whose_verdicts_differ():
+    line = {"id": "main.independent.variance", "kind": "result", "verdict": "depends on the reading",
+            "reason": "r", "readings": [{"reading": "a", "verdict": "partly"}, {"reading": "b", "verdict": "partly"}]}
+    with pytest.raises(ledger.LedgerError, match="depend on the reading without readings"):
+        ledger.check_ledger([line], ["main.independent.variance"], {"main.independent.variance": {"value": 1}})
+
+
+def test_every_committed_result_line_says_why_beyond_the_name_of_its_size_test():
+    lines, _ = build(REPO_ROOT / "results")
+    results = [r for r in lines if r["kind"] != "setup"]
+    said = [r for r in results if r.get("why") and not r["why"].startswith(("containment", "within 5%"))
+            and any(ch.isdigit() for ch in r["why"]) or r.get("reading") or r["verdict"] == "not compared"]
+    assert len(said) >= 0.9 * len(results)

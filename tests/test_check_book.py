@@ -484,3 +484,46 @@ def test_a_figure_in_a_collapsed_section_is_measured_open(browser, tmp_path):
     assert img["collapsed"] and img["width"] > 0
     assert any("figure text" in p and "collapsed" in p for p in problems), problems
     assert browser.evaluate("document.querySelector('details').open") is False
+
+
+# --- the claims ledger's filter -------------------------------------------------------------------------------
+
+def _ledger_line(cid, paper, verdict="partly"):
+    return {"id": cid, "quantity": f"{cid}: contrast variance", "paper": paper, "ours": 48.94, "interval": [48.55, 49.36],
+            "verdict": verdict, "status": None, "kind": "result", "relative deviation": None, "chapter": "02_covariance",
+            "via": None, "source": "tab:main", "relation": "paired < independent", "relation holds": True,
+            "relation resolved": True, "reading": "all roots pooled", "why": f"why {cid}"}
+
+
+LEDGER = [_ledger_line(f"claim.{k}", 41.1158 if k % 3 == 0 else 18.1441 + k) for k in range(9)]
+
+
+def test_filter_problems_name_stray_rows_hidden_entries_and_a_wrong_count():
+    f = {"table": "t", "query": "41.1158", "entries": 9, "matching": 3, "stray": 2, "stray_sample": "claim.1",
+         "missing": 1, "counter": "5 of 9 entries"}
+    problems = check_book.filter_problems([f])
+    assert len(problems) == 3 and "leaves 2 row(s)" in problems[0] and "hides 1 matching entry" in problems[1]
+    assert "'3 of 9 entries'" in problems[2]
+    assert check_book.filter_problems([{**f, "stray": 0, "missing": 0, "counter": "3 of 9 entries"}]) == []
+
+
+def test_typing_a_paper_value_into_the_ledger_filter_shows_just_its_entries(browser, tmp_path):
+    from oscc_core.chapters.claims_ledger.tables import ledger_html
+
+    facts, problems = _check(browser, _page(tmp_path, "ledger", ledger_html(LEDGER)))
+    assert problems == [], problems
+    (f,) = facts["filters"]
+    assert (f["query"], f["matching"], f["entries"], f["counter"]) == ("41.1158", 3, 9, "3 of 9 entries")
+
+
+def test_a_filter_that_leaves_each_entrys_second_line_visible_fails(browser, tmp_path):
+    # the bug the ledger had: the filter hid the entries' rows but not the lines under them
+    from oscc_core.chapters.claims_ledger.tables import ledger_html
+
+    buggy = ledger_html(LEDGER).split("<script>")[0] + """<script>(function(){var q=document.getElementById(
+    "claims-ledger-q"),n=document.getElementById("claims-ledger-n"),rows=document.querySelectorAll(
+    "#claims-ledger tr.ledger-entry");q.addEventListener("input",function(){var t=q.value.toLowerCase(),k=0;
+    rows.forEach(function(r){var s=r.textContent.toLowerCase().indexOf(t)>=0;r.style.display=s?"":"none";if(s)k++;});
+    n.textContent=k+" of "+rows.length+" entries";});})();</script>"""
+    _, problems = _check(browser, _page(tmp_path, "buggy", buggy))
+    assert any("leaves 6 row(s) of non-matching entries visible" in p for p in problems), problems

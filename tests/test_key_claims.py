@@ -52,12 +52,15 @@ def test_an_impossible_key_claim_counts_the_readings_under_which_the_rules_exclu
     assert "under all 3 readings" in key_claims.why(line)
 
 
-def test_the_counts_sentence_compares_all_but_the_not_compared():
-    counted = {"measurements": {claims.REPRODUCED: 3, claims.INCONCLUSIVE: 1, claims.PARTLY: 4,
-                                claims.NOT_REPRODUCED: 5, claims.IMPOSSIBLE: 2, claims.NOT_COMPARED: 6}}
+def test_the_counts_sentence_compares_all_but_the_not_compared_and_counts_reading_dependent_verdicts():
+    counted = {"measurements": {claims.REPRODUCED: 3, claims.INCONCLUSIVE: 1, claims.PARTLY: 4, claims.DEPENDS: 2,
+                                claims.NOT_REPRODUCED: 5, claims.IMPOSSIBLE: 2, claims.NOT_COMPARED: 6},
+               "reading dependent": 7}
     text = key_claims.counts_sentence(counted)
-    assert text.startswith("Of the 21 values the paper measures we compare 15: 3 are reproduced, 4 hold only")
-    assert "5 are not reproduced, 1 are inconclusive and 2 are impossible" in text
+    assert text.startswith("Of the 23 values the paper measures we compare 17 in size: 3 are reproduced, 4 hold")
+    assert "5 are not reproduced, 1 are inconclusive, 2 depend on the reading of the paper's words and 2 are " \
+           "impossible" in text
+    assert text.endswith("7 verdicts of the whole ledger depend on the reading.")
 
 
 def test_the_learning_sentence_reads_the_ordering_relation():
@@ -99,3 +102,41 @@ def test_within_five_percent_is_five_percent_of_our_value_not_the_papers():
     assert key_claims.deviation_phrase(1.0, 1.052) == "the paper's within 5% of ours"
     # |1.052 - 1.0| = 0.052 > 0.05 * 1.0 (ours): outside, 4.9% lower
     assert key_claims.deviation_phrase(1.052, 1.0) == "5% lower than the paper's"
+
+
+@pytest.mark.parametrize("ours, phrase", [(2.0, "2.00 times the paper's"), (1.999, "100% higher than the paper's"),
+                                          (0.5, "0.500 times the paper's"), (0.5001, "50% lower than the paper's")])
+def test_times_replaces_a_percentage_from_a_factor_of_two_either_way(ours, phrase):
+    assert key_claims.deviation_phrase(1.0, ours) == phrase
+
+
+def _coupling_ledger(reduction: float, interval):
+    ind = _line(id=key_claims.INDEPENDENT, paper=41.1158, ours=48.94, exact=48.88)
+    cp = _line(id=key_claims.COUPLED, paper=18.1441, ours=37.51, exact=37.46)
+    red = _line(id=key_claims.REDUCTION, paper=55.87, ours=reduction, interval=interval, exact=23.36)
+    return [ind, cp, red]
+
+
+def test_lowers_is_decided_by_the_interval_where_there_is_one_not_by_the_estimate():
+    assert "Coupling the rollouts lowers" in key_claims.coupling_sentence(_coupling_ledger(23.35, [22.6, 24.1]))
+    # a positive estimate whose interval reaches below zero does not resolve the reduction
+    assert "does not resolvably lower" in key_claims.coupling_sentence(_coupling_ledger(3.0, [-0.5, 6.5]))
+    assert "does not resolvably lower" in key_claims.coupling_sentence(_coupling_ledger(-1.0, None))
+    assert "Coupling the rollouts lowers" in key_claims.coupling_sentence(_coupling_ledger(1.0, None))
+
+
+def test_the_guarantees_follow_the_headline_claims_and_name_entries_of_the_claims_file():
+    entries = claims.load_claims()
+    assert all(cid in entries for cid, _ in key_claims.GUARANTEES)
+    ledger = [_line(id=cid, verdict="reproduced", paper=0, ours=0, interval=None)
+              for cid, _ in key_claims.KEY_CLAIMS + key_claims.GUARANTEES]
+    found = {"03_gradient_noise": {"tables": {"proposition_3": [{"verdict": "reproduced"}] * 6}}}
+    table = key_claims.key_claims_html(ledger, found)
+    assert table.index("The guarantees the paper states") > table.index(key_claims.KEY_CLAIMS[-1][1])
+    assert "6 of 6 checks hold" in table and table.count("<tr>") == 1 + len(ledger) + 1
+
+
+def test_proposition_3_fails_its_key_row_when_one_identity_check_fails():
+    found = {"03_gradient_noise": {"tables": {"proposition_3": [{"verdict": "reproduced"}, {"verdict": "not reproduced"}]}}}
+    assert key_claims.proposition3_line(found)["verdict"] == claims.NOT_REPRODUCED
+    assert key_claims.proposition3_line({}) is None

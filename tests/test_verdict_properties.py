@@ -123,3 +123,27 @@ def test_an_ordering_holds_only_when_the_paired_differences_interval_excludes_ze
     elif abs(diffs.mean()) < half * (1 - 1e-9):
         assert not summary.resolved_order(records, "a", ["b"], "x", "low")
         assert not summary.resolved_order(records, "a", ["b"], "x", "high")
+
+
+missing = st.sampled_from([float("nan")])
+
+
+@given(st.floats(min_value=-1e3, max_value=1e3, allow_nan=False), relations, st.booleans())
+def test_a_missing_estimate_is_never_reproduced_partly_or_inconclusive(paper, rel, with_interval):
+    # no number of ours: no size can agree and no relation can stand in for it, whatever relation is declared
+    low, high = (float("nan"), float("nan")) if with_interval else (None, None)
+    assert verdict(paper, float("nan"), low, high, relation=rel) == claims.NOT_REPRODUCED
+
+
+def test_a_missing_estimate_with_a_relation_that_holds_is_not_reproduced_not_partly():
+    holds = Relation("paired < independent", True, True)
+    assert verdict(41.1158, float("nan"), relation=holds) == claims.NOT_REPRODUCED
+    assert verdict(41.1158, 48.94, relation=holds) == claims.PARTLY          # the same relation with a number
+
+
+@given(intervals(), relations)
+def test_a_relation_true_by_construction_decides_nothing(iv, rel):
+    estimate, low, high = iv
+    constructed = Relation("draws grow with n", True, None, by_construction=True)
+    for paper in (estimate, high + 1.0 + abs(high)):
+        assert verdict(paper, estimate, low, high, relation=constructed) == verdict(paper, estimate, low, high)

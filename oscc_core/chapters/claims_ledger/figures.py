@@ -9,12 +9,14 @@ import numpy as np
 
 from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS
 from oscc_core.chapters.claims_ledger.ledger import VERDICTS
+from oscc_core.reporting import tally
 from oscc_core.reporting.figure_text import record_text_sizes
 
 VERDICTS_FILE = "07_claims_ledger_verdicts.png"
 CONTRAST_FILE = "07_claims_ledger_contrast_variance.png"
 VERDICT_COLOURS = {"reproduced": "#2e8b57", "inconclusive": "#7fb3d5", "partly": "#e0a526",
-                   "not reproduced": "#c0392b", "impossible under the rules": "#6c3483", "not compared": "#b3b3b3"}
+                   "depends on the reading": "#48a9a6", "not reproduced": "#c0392b",
+                   "impossible under the rules": "#6c3483", "not compared": "#b3b3b3"}
 #: The covariance chapter's arms, in the order of the figure, and the paper's ablation-table entry of each.
 ARM_CLAIMS = {"independent": "ablations.ind.variance", "policy_namespace": "ablations.policy_namespace.variance",
               "root_only": "ablations.root_only.variance", "continuation_only": "ablations.continuation.variance",
@@ -24,26 +26,34 @@ MAIN_FULL_CLAIM = "main.cp_grpo_paired.variance"
 COVARIANCE_STEM = "02_covariance"
 
 
+def values_by_verdict(counted: dict) -> dict[str, int]:
+    """The values of one tally (`reporting.tally.tally`), each counted once, by verdict: measured values, checks,
+    the paper's intervals and values true by construction together."""
+    return {v: sum(counted[c][v] for c in (*tally.CLASSES.values(), tally.BY_CONSTRUCTION)) for v in VERDICTS}
+
+
 def plot_verdicts(counts: dict, built: set[str]):
-    """Stacked horizontal bars: the entries of each chapter's section of the claims file, by verdict."""
+    """Stacked horizontal bars: the values of each chapter's section of the claims file (each value once, however
+    often the paper prints it), by verdict: the basis of every count in the book."""
     import matplotlib.pyplot as plt
 
-    sections = [s for s in SECTION_CHAPTERS if s in counts["section"]]
-    labels = [f"{SECTION_CHAPTERS[s]}{'' if SECTION_CHAPTERS[s] in built else ' (not built)'}" for s in sections]
+    stems = [s for s in SECTION_CHAPTERS.values() if s in counts["tally by chapter"]]
+    labels = [f"{s}{'' if s in built else ' (not built)'}" for s in stems]
+    by_chapter = {s: values_by_verdict(counts["tally by chapter"][s]) for s in stems}
     fig, ax = plt.subplots(figsize=(8, 3.8), dpi=100)
-    y = np.arange(len(sections))[::-1]
-    left = np.zeros(len(sections))
+    y = np.arange(len(stems))[::-1]
+    left = np.zeros(len(stems))
     for v in VERDICTS:
-        n = np.array([counts["section"][s][v] for s in sections])
+        n = np.array([by_chapter[s][v] for s in stems])
         ax.barh(y, n, left=left, color=VERDICT_COLOURS[v], label=v, edgecolor="white", linewidth=0.5)
         for yi, li, ni in zip(y, left, n):
             if ni >= 12:
                 ax.text(li + ni / 2, yi, str(ni), ha="center", va="center", fontsize=7)
         left += n
     ax.set_yticks(y, labels)
-    ax.set_xlabel("entries of the claims file")
+    ax.set_xlabel("values the paper prints (each counted once)")
     ax.set_xlim(0, left.max() * 1.02)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8, frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=4, fontsize=8, frameon=False)
     fig.tight_layout()
     return record_text_sizes(fig)
 

@@ -3,7 +3,9 @@
 Both are written from the ledger's lines and counts alone (the verdicts, our values and intervals, the exact
 values and the relations the rows declared), so they say what the chapters measured and change when a chapter's
 numbers change.  The key claims are the abstract's headline numbers and one claim per later question (learning,
-transfer), chosen by what the paper stresses, not by their verdicts.
+transfer), chosen by what the paper stresses, not by their verdicts; beside them, the guarantees the paper
+states (the audit, Theorem 1's false-selection bound, zero leakage, Proposition 3), so that a reader who skims
+the table sees what holds as well as what does not.
 """
 from __future__ import annotations
 
@@ -23,6 +25,17 @@ KEY_CLAIMS = (
     ("transfer_text.kuhn.cp_grpo.variance_ratio", "Kuhn: variance ratio of the coupling frozen on Leduc"),
     ("measured_transfer.kuhn.cp_grpo_paired.contrast_variance", "Kuhn: contrast variance of CP-GRPO (chips²)"),
 )
+#: The paper's guarantees (claim id, label), in the order of its argument: what a reader should see holds or not.
+GUARANTEES = (
+    ("text_rootbudget.safety.rejected_groups_per_condition",
+     "Audit: injected groups rejected per deliberate violation (five violations)"),
+    ("method_obs.observation_audit.opponent_card_exposures", "Observation audit: opponent-card exposures"),
+    ("calibration.2048.false_selection_rate", "Theorem 1: false-selection rate, 2,048 calibration groups (δ = 0.05)"),
+    ("measured_transfer.kuhn.cp_grpo_paired.leakage_violations", "Kuhn: leakage violations of CP-GRPO's checkpoints"),
+)
+#: Proposition 3's identity has no paper number: its row reads the gradient-noise chapter's identity checks.
+PROPOSITION_3 = ("Proposition 3: gradient noise = Σ ⟨g_i, g_j⟩ Σ_ij (identity, exact and sampled)",
+                 "03_gradient_noise", "proposition_3")
 #: The key claims the verdict's second and third sentences read.
 REDUCTION, INDEPENDENT, COUPLED = KEY_CLAIMS[2][0], KEY_CLAIMS[0][0], KEY_CLAIMS[1][0]
 LEARNING = KEY_CLAIMS[5][0]
@@ -86,6 +99,14 @@ def relation_phrase(line: dict) -> str | None:
     return f"“{line['relation']}” holds" + ("" if resolved in (None, True) else ", unresolved at 95%")
 
 
+def readings_phrase(line: dict) -> str | None:
+    """The reading the verdict rests on, and each reading's verdict where they differ."""
+    readings = line.get("readings") or ()
+    if line.get("reading dependent") and readings:
+        return "by reading: " + "; ".join(f"{r['reading']}: {r['verdict']}" for r in readings)
+    return f"reading: {line['reading']}" if line.get("reading") else None
+
+
 def why(line: dict) -> str:
     """One line on why the key claim got its verdict, from the ledger line's own fields."""
     verdict = line.get("verdict")
@@ -98,23 +119,61 @@ def why(line: dict) -> str:
         return (f"the game's rules bound it below the paper's value under {'all ' if readings > 1 else ''}"
                 f"{readings} reading{'s' if readings > 1 else ''} of the quantity its chapter computes")
     parts = [f"exact {number(line['exact'])}"] if line.get("exact") is not None else []
-    parts.append(size_phrase(line))
+    if verdict != claims.DEPENDS:
+        parts.append(size_phrase(line))
     relation = relation_phrase(line)
     if relation:
         parts.append(relation)
+    readings = readings_phrase(line)
+    if readings:
+        parts.append(readings)
     return "; ".join(parts)
 
 
-def key_claims_html(ledger: list[dict]) -> str:
+def verdict_cell(line: dict) -> str:
+    """The verdict, marked where it is the paper's fixed reading's and another reading gives another."""
+    verdict = line.get("verdict") or "—"
+    return verdict + (" (depends on the reading)" if line.get("reading dependent") and verdict != claims.DEPENDS
+                      else "")
+
+
+def _row(cid: str, label: str, line: dict) -> str:
+    cells = (f'<td title="{html.escape(cid, quote=True)}">{html.escape(label)}</td>',
+             f"<td>{html.escape(claims.format_value(line['paper']))}</td>",
+             f"<td>{html.escape(ours_cell(line))}</td>",
+             f"<td>{html.escape(verdict_cell(line))}</td>", f"<td>{html.escape(why(line))}</td>")
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def proposition3_line(found: dict[str, dict]) -> dict | None:
+    """Proposition 3 as a key-claims line: the gradient-noise chapter's identity checks (rows without a paper
+    number), reproduced when every one holds; None when that chapter has not been run."""
+    label, stem, table = PROPOSITION_3
+    rows = ((found.get(stem) or {}).get("tables") or {}).get(table)
+    if not rows:
+        return None
+    held = sum(r.get("verdict") == claims.REPRODUCED for r in rows)
+    return {"paper": "an identity", "ours": f"{held} of {len(rows)} checks hold", "interval": None, "exact": None,
+            "verdict": claims.REPRODUCED if held == len(rows) else claims.NOT_REPRODUCED,
+            "reason": (f"{held} of {len(rows)} identity checks hold: the exact residual is below 1e-12 and each "
+                       "sampled check's interval covers it")}
+
+
+def key_claims_html(ledger: list[dict], found: dict[str, dict] | None = None) -> str:
     """The key claims as an HTML table: claim | paper | ours [95% interval] | verdict | why (claim id as the
-    claim's tooltip and under it)."""
+    claim's tooltip), the paper's headline claims first, then its guarantees (`GUARANTEES`, and Proposition 3
+    from the gradient-noise chapter's results in `found`)."""
     head = "".join(f"<th>{h}</th>" for h in ("claim", "paper", "ours [95% interval]", "verdict", "why"))
-    body = []
-    for (cid, label), line in zip(KEY_CLAIMS, key_lines(ledger)):
-        cells = (f'<td title="{html.escape(cid, quote=True)}">{html.escape(label)}</td>',
-                 f"<td>{html.escape(claims.format_value(line['paper']))}</td>",
-                 f"<td>{html.escape(ours_cell(line))}</td>",
-                 f"<td>{html.escape(line['verdict'] or '—')}</td>", f"<td>{html.escape(why(line))}</td>")
+    body = [_row(cid, label, line) for (cid, label), line in zip(KEY_CLAIMS, key_lines(ledger))]
+    by_id = {r["id"]: r for r in ledger}
+    body.append('<tr class="oscc-key-claims-group"><td colspan="5"><strong>The guarantees the paper states'
+                "</strong></td></tr>")
+    body += [_row(cid, label, by_id[cid]) for cid, label in GUARANTEES if cid in by_id]
+    prop3 = proposition3_line(found or {})
+    if prop3 is not None:
+        cells = (f"<td>{html.escape(PROPOSITION_3[0])}</td>", f"<td>{html.escape(prop3['paper'])}</td>",
+                 f"<td>{html.escape(prop3['ours'])}</td>", f"<td>{html.escape(prop3['verdict'])}</td>",
+                 f"<td>{html.escape(prop3['reason'])}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<table class="oscc-key-claims"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table>")
@@ -129,11 +188,13 @@ def verdict_text(counted: dict, ledger: list[dict]) -> str:
 def counts_sentence(counted: dict) -> str:
     m = counted["measurements"]
     compared = sum(m.values()) - m[claims.NOT_COMPARED]
-    return (f"Of the {sum(m.values()):,} values the paper measures we compare {compared:,}: "
+    dependent = counted.get("reading dependent", 0)
+    return (f"Of the {sum(m.values()):,} values the paper measures we compare {compared:,} in size: "
             f"{m[claims.REPRODUCED]:,} are reproduced, {m[claims.PARTLY]:,} hold only in direction (the relation "
             f"the paper states holds, the size does not), {m[claims.NOT_REPRODUCED]:,} are not reproduced, "
-            f"{m[claims.INCONCLUSIVE]:,} are inconclusive and {m[claims.IMPOSSIBLE]:,} are impossible under the "
-            f"game's rules.")
+            f"{m[claims.INCONCLUSIVE]:,} are inconclusive, {m[claims.DEPENDS]:,} depend on the reading of the "
+            f"paper's words and {m[claims.IMPOSSIBLE]:,} are impossible under the game's rules; {dependent:,} "
+            f"verdicts of the whole ledger depend on the reading.")
 
 
 def coupling_sentence(ledger: list[dict]) -> str:

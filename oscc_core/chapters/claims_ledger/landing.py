@@ -37,7 +37,7 @@ def landing_values(found: dict[str, dict], lines: list[dict]) -> dict[str, str]:
     """{glue name: HTML}: the key-claims table (`landing_key_claims`, once every key claim has a line) and a list
     for every built chapter that wrote findings into its results file."""
     sections = {stem: section for section, stem in SECTION_CHAPTERS.items()}
-    out = {KEY_CLAIMS_GLUE: key_claims_html(lines)}
+    out = {KEY_CLAIMS_GLUE: key_claims_html(lines, found)}
     for stem in CHAPTERS:
         record = (found.get(stem) or {}).get(RESULTS_KEY)
         if record is None:
@@ -52,23 +52,29 @@ def missing_findings(found: dict[str, dict]) -> list[str]:
 
 
 def ledger_findings(counted: dict):
-    """The ledger chapter's own result box: measured values by verdict (each once), then checks, the paper's
-    intervals, values true by construction and settings, each counted apart (`reporting.tally`)."""
+    """The ledger chapter's own result box: the paper's values by verdict (each once; measured values, checks,
+    the paper's intervals and values true by construction together, as every chapter's box counts), the values
+    whose size is not compared and the orderings judged for them, and the verdicts that depend on the reading
+    (`reporting.tally`)."""
+    from oscc_core.chapters.claims_ledger.figures import values_by_verdict
     from oscc_core.reporting.findings import Findings
 
-    m, st = counted["measurements"], counted["status"]
-    n = sum(m.values())
-    compared = n - m["not compared"]
-    checks, intervals = sum(counted["checks"].values()), sum(counted["intervals"].values())
-    built = sum(counted["by construction"].values())
-    box = (f"Of the {n:,} values the paper measures (each counted once, however often it is printed; "
-           f"{compared:,} compared), {m['reproduced']:,} are reproduced and {m['inconclusive']:,} are inconclusive.",
-           f"{m['not reproduced']:,} are not reproduced and {m['partly']:,} hold only partly (the relation the paper "
-           f"states holds, the size does not).",
-           f"{m['impossible under the rules']:,} are impossible under the game's rules and {m['not compared']:,} are "
-           f"not compared; counted apart: {checks:,} pass/fail checks ({counted['checks']['reproduced']:,} reproduced), "
-           f"{intervals:,} intervals the paper prints, {built:,} values true by construction, "
-           f"{counted['printings']:,} further printings of a counted value and {counted['settings']:,} settings "
-           f"({st['adopted']:,} adopted, {st['differs']:,} differ).")
-    landing = (box[0], box[1])
+    v, st = values_by_verdict(counted), counted["status"]
+    n = sum(v.values())
+    orderings = counted["orderings"]
+    box = (f"Of the {n:,} values the paper prints (each counted once, however often it is printed), "
+           f"{v['reproduced']:,} are reproduced, {v['inconclusive']:,} inconclusive, {v['partly']:,} hold only "
+           f"partly (the relation the paper states holds, the size does not), {v['depends on the reading']:,} "
+           f"depend on the reading of the paper's words, {v['not reproduced']:,} are not reproduced and "
+           f"{v['impossible under the rules']:,} are impossible under the game's rules.",
+           f"{v['not compared']:,} are not compared, each with its reason (most because their size cannot be set "
+           f"beside ours: a scale the paper leaves undefined, a size our own step size sets, another unit, or true "
+           f"by construction); for {sum(orderings.values()):,} of these the ordering the paper states is judged "
+           f"instead: it holds for {orderings['reproduced']:,}, holds unresolved for {orderings['inconclusive']:,} "
+           f"and fails for {orderings['not reproduced']:,}.",
+           f"{counted['reading dependent']:,} verdicts depend on the reading of the paper's words (each line lists "
+           f"its verdict under every reading); counted apart: {counted['printings']:,} further printings of a "
+           f"counted value and {counted['settings']:,} settings ({st['adopted']:,} adopted, {st['differs']:,} "
+           f"differ).")
+    landing = (box[0], box[2])
     return Findings(box, landing)

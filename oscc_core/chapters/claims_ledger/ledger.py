@@ -34,6 +34,9 @@ ADOPTED, DIFFERS = claims.ADOPTED, claims.DIFFERS
 VERDICTS = claims.VERDICTS
 #: The statuses of settings.
 STATUSES = claims.STATUSES
+#: Each verdict as a glue name's last part ("impossible under the rules" -> "impossible").
+VERDICT_SLUGS = {v: {claims.IMPOSSIBLE: "impossible", claims.DEPENDS: "depends"}.get(v, v.replace(" ", "_"))
+                 for v in VERDICTS}
 #: Verdicts (and the status) that need a one-sentence reason.
 NEEDS_REASON = (IMPOSSIBLE, NOT_COMPARED, DIFFERS)
 
@@ -189,6 +192,7 @@ def counts(ledger: list[dict]) -> dict:
             "measurements": whole["measurements"], "checks": whole["checks"], "intervals": whole["intervals"],
             "by construction": whole[tally.BY_CONSTRUCTION], "values": whole["values"],
             "printings": whole["printings"], "tally by chapter": by_chapter,
+            "reading dependent": whole["reading dependent"], "orderings": whole["orderings"],
             "verdict": {v: sum(r["verdict"] == v for r in results) for v in VERDICTS},
             "status": {s: sum(r["status"] == s for r in settings) for s in STATUSES},
             "section": _count(results, lambda r: r["section"], VERDICTS),
@@ -228,10 +232,12 @@ def _tally_glue(counted: dict) -> dict[str, str]:
     """ledger_<class>_<verdict> and ledger_<class> (totals) for measurements, checks, intervals and values true
     by construction; ledger_values and ledger_printings."""
     out = {"ledger_values": f"{counted['values']:,}", "ledger_printings": f"{counted['printings']:,}",
-           "ledger_counts_text": tally.tally_text(counted)}
+           "ledger_counts_text": tally.tally_text(counted),
+           "ledger_reading_dependent": f"{counted['reading dependent']:,}",
+           "ledger_orderings": f"{sum(counted['orderings'].values()):,}",
+           **{f"ledger_orderings_{v.replace(' ', '_')}": f"{n:,}" for v, n in counted["orderings"].items()}}
     for name in ("measurements", "checks", "intervals", "by construction"):
         short = name.replace(" ", "_")
         out[f"ledger_{short}"] = f"{sum(counted[name].values()):,}"
-        out.update({f"ledger_{short}_{v.replace(' under the rules', '').replace(' ', '_')}": f"{n:,}"
-                    for v, n in counted[name].items()})
+        out.update({f"ledger_{short}_{VERDICT_SLUGS[v]}": f"{n:,}" for v, n in counted[name].items()})
     return out

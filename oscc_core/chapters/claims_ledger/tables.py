@@ -7,7 +7,8 @@ from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS
 from oscc_core.chapters.claims_ledger.ledger import BASES, STATUSES, VERDICTS, outcome
 from oscc_core.reporting import claims
 from oscc_core.reporting.paper_refs import source_name
-from oscc_core.reporting.tables import deviation_text, interval_text, significant_text
+from oscc_core.reporting.tables import (deviation_text, interval_text, relation_outcome, significant_text,
+                                        with_notes)
 
 SECTION_ORDER = tuple(SECTION_CHAPTERS)
 
@@ -43,6 +44,70 @@ def counts_frame(counts: dict, by: str = "section"):
     return frame
 
 
+#: The classes of values the book counts apart, and how the tables name them.
+CLASS_LABELS = {"measurements": "measured values", "checks": "checks", "intervals": "the paper's intervals",
+                "by construction": "true by construction"}
+
+
+def values_frame(counts: dict):
+    """The values of each chapter's section (each counted once, however often the paper prints it; measured
+    values, checks, intervals and values true by construction together) by verdict, with the verdicts that depend
+    on the reading and the further printings beside them, and a total row: the counts every chapter's box gives."""
+    import pandas as pd
+
+    rows = {}
+    for stem, counted in counts["tally by chapter"].items():
+        rows[stem] = {v: sum(counted[c][v] for c in CLASS_LABELS) for v in VERDICTS}
+        rows[stem].update({"values": counted["values"], "reading-dependent": counted.get("reading dependent", 0),
+                           "further printings": counted["printings"]})
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.loc["total"] = frame.sum()
+    frame.index.name = "chapter"
+    return frame
+
+
+def classes_frame(counts: dict):
+    """The whole ledger's values by class (measured values, checks, the paper's intervals, values true by
+    construction) and verdict, with row totals and a total row."""
+    import pandas as pd
+
+    frame = pd.DataFrame([[counts[c][v] for v in VERDICTS] for c in CLASS_LABELS],
+                         index=list(CLASS_LABELS.values()), columns=list(VERDICTS))
+    frame.loc["all values"] = frame.sum()
+    frame["total"] = frame.sum(axis=1)
+    frame.index.name = "values"
+    return frame
+
+
+def entries_frame(counts: dict):
+    """How many entries of the claims file got their line by each rule (a row of their own, the row of the same
+    value printed elsewhere, ...), results and settings apart: counts of entries, not of values."""
+    import pandas as pd
+
+    basis = counts["basis"]
+    frame = pd.DataFrame({"results": [sum(basis.get(k, {}).values()) for k in BASES]}, index=list(BASES))
+    frame.index.name = "line taken from"
+    return frame
+
+
+def families_frame(ledger: list[dict]):
+    """The families of quantities whose size the book does not set beside the paper's (`reporting.comparability`):
+    the family, why (the basis and the reason), and how many ledger lines it holds, with how many of those carry an
+    ordering the paper states and how many of those hold."""
+    import pandas as pd
+
+    from oscc_core.reporting import comparability
+
+    rows = []
+    for f in comparability.FAMILIES:
+        lines = [r for r in ledger if f.holds(r["id"]) and r.get("kind") != "setup"]
+        judged = [r for r in lines if r.get("relation verdict")]
+        rows.append({"family": f.name, "basis": f.basis, "reason": f.reason, "lines": len(lines),
+                     "orderings judged": len(judged),
+                     "orderings that hold": sum(r["relation verdict"] == claims.REPRODUCED for r in judged)})
+    return with_notes(pd.DataFrame(rows), after=0).set_index("family")      # each reason a note under the table
+
+
 def section_label(section: str, built: set[str]) -> str:
     stem = SECTION_CHAPTERS[section]
     return f"{stem}" if stem in built else f"{stem} (not built)"
@@ -55,49 +120,61 @@ _CSS = """<style>
 .ledger td,.ledger th{border-bottom:1px solid #e5e5e5;padding:2px 4px;vertical-align:top;text-align:left}
 .ledger td.q{min-width:10em}
 .ledger td.num{white-space:nowrap}
-.ledger td.why{min-width:15em}
+.ledger tr.ledger-detail td{color:#555;font-size:0.95em;border-bottom:1px solid #ccc;padding-bottom:4px}
+.ledger tr.ledger-entry td{border-bottom:none}
+.ledger code.ledger-id{font-size:0.95em;color:#444}
 .ledger small{color:#666}
 .oscc-disagreement{margin:0 0 0.9em 0;font-size:0.9em}
 .oscc-disagreement ul{margin:0.2em 0 0 1.2em;padding:0}
 </style>"""
 
-_FILTER_BOX = """<p><label>Filter the ledger: <input type="search" id="{id}-q" placeholder="claim id, verdict, chapter…"
+_FILTER_BOX = """<p><label>Filter the ledger: <input type="search" id="{id}-q" placeholder="paper value, claim id, verdict, reading…"
  style="width:20em"></label> <span id="{id}-n"></span></p>"""
-# The script follows the table: it must find the table's rows when it runs.
+# The script follows the table.  An entry is its row of numbers and every row after it up to the next entry (its
+# line of relation, reading and why, and anything a script of the page inserts there); the filter matches the
+# text and tooltips of all of them, and shows or hides them together, so a match never leaves stray lines.
 _FILTER_SCRIPT = """<script>(function(){{var q=document.getElementById("{id}-q"),n=document.getElementById("{id}-n"),
-rows=document.querySelectorAll("#{id} tbody tr");function f(){{var t=q.value.toLowerCase(),k=0;
-rows.forEach(function(r){{var s=(r.textContent+" "+r.title).toLowerCase().indexOf(t)>=0;r.style.display=s?"":"none";if(s)k++;}});
-n.textContent=k+" of "+rows.length+" entries";}}q.addEventListener("input",f);f();}})();</script>"""
+t=document.getElementById("{id}");function entries(){{var out=[],cur=null;
+Array.prototype.forEach.call(t.tBodies[0].rows,function(r){{if(r.classList.contains("ledger-entry")){{cur=[r];out.push(cur);}}
+else if(cur){{cur.push(r);}}}});return out;}}
+function f(){{var s=q.value.trim().toLowerCase(),all=entries(),k=0;all.forEach(function(e){{
+var text=e.map(function(r){{return r.textContent+" "+(r.title||"")+" "+Array.prototype.map.call(r.querySelectorAll("[title]"),
+function(c){{return c.title;}}).join(" ");}}).join(" ").toLowerCase();var hit=!s||text.indexOf(s)>=0;
+e.forEach(function(r){{r.style.display=hit?"":"none";}});if(hit)k++;}});n.textContent=k+" of "+all.length+" entries";}}
+q.addEventListener("input",f);f();}})();</script>"""
 
-#: What a reader looks for first (the quantity, the paper's value, ours, the verdict) comes first and the claim id
-#: last; where the paper prints the number, the chapter, the kind and the relation are the row's tooltip (and the
-#: filter box searches them), so that the ledger fits the text column.
-LEDGER_COLUMNS = ("quantity", "paper", "ours [95% interval]", "verdict (deviation)", "why (shortened)", "claim id")
-#: The longest reason a ledger cell shows; the whole reason is its tooltip, in the results file, and, for an
-#: impossible entry, in the list of readings below the ledger.
-SHORT_REASON = 160
+#: What a reader looks for first (the quantity, the paper's value, ours, the verdict) is the entry's row; the claim
+#: id, the relation the paper states with its outcome on our numbers, the reading and why the verdict follows run
+#: the table's width on a line of their own below it.  Where the paper prints the number and the chapter are the
+#: row's tooltip (the filter box searches them).
+LEDGER_COLUMNS = ("quantity", "paper", "ours [95% interval]", "verdict (deviation)")
+#: The longest "why" a ledger line shows; the whole text is its tooltip and in the results file.
+SHORT_REASON = 320
+
+
+def verdict_text(r: dict) -> str:
+    """The verdict (a setting: its status), "(depends on the reading)" where the verdict is the paper's fixed
+    reading's and another reading gives another, and the deviation ours / paper − 1 where it means something."""
+    text = outcome(r)
+    if r.get("reading dependent") and text != claims.DEPENDS:
+        text += " (depends on the reading)"
+    deviation = deviation_text(r["relative deviation"])
+    return text + ("" if deviation == "—" else f" ({deviation})")
 
 
 def _cells(r: dict) -> list[tuple[str, str]]:
     ours = ours_text(r["ours"])
     if r.get("interval"):
         ours += f" {ours_text(r['interval'])}"
-    deviation = deviation_text(r["relative deviation"])
-    verdict = outcome(r) + ("" if deviation == "—" else f" ({deviation})")
-    return [("q", r["quantity"]), ("num", value_text(r["paper"])), ("", ours), ("", verdict), ("why", why(r)),
-            ("cid", r["id"])]
+    return [("q", r["quantity"]), ("num", value_text(r["paper"])), ("", ours), ("", verdict_text(r))]
 
 
 def row_title(r: dict) -> str:
-    """The row's tooltip: where the paper prints the number, the chapter (and the row it takes), the kind and the
-    relation the row declares."""
+    """The row's tooltip: where the paper prints the number, the chapter (and the row it takes) and the kind."""
     chapter = r["chapter"] or "no chapter"
     if r.get("via"):
         chapter += f", row of {r['via']}"
-    parts = [f"printed in {printed_in(r['source'])}", chapter, r["kind"]]
-    if r.get("relation"):
-        parts.append(f"relation: {r['relation']}")
-    return " · ".join(parts)
+    return " · ".join([f"printed in {printed_in(r['source'])}", chapter, r["kind"]])
 
 
 def ours_text(x) -> str:
@@ -115,17 +192,34 @@ def printed_in(source: str | None) -> str:
     return source_name(source).removeprefix("the paper's ") if source else "—"
 
 
+def relation_text(r: dict) -> str | None:
+    """The relation the line declares and what became of it on our numbers (its own verdict where the size is not
+    compared), or None."""
+    if not r.get("relation"):
+        return None
+    outcome_ = relation_outcome(r)
+    if r.get("relation verdict") and r.get("verdict") == claims.NOT_COMPARED:
+        outcome_ += f"; ordering verdict: {r['relation verdict']}"
+    return f"“{r['relation']}” {outcome_}"
+
+
 def why(r: dict) -> str:
-    """The value true by construction (and why), the reason, the size test that decided a compared verdict (for an
-    interval: our interval and the test), and the reading an impossible verdict rests on."""
-    parts = [f"true by construction: {r['by construction']}"] if r.get("by construction") else []
-    if r.get("reason"):
-        parts.append(r["reason"])
-    if r.get("test") and r.get("verdict") in claims.COMPARED and "midpoint test" not in (r.get("reason") or ""):
-        parts.append(f"test: {r['test'].split(':')[0]}")
-    if r.get("reading") and r.get("verdict") == claims.IMPOSSIBLE:
-        parts.append(f"reading: {r['reading']}")
-    return "; ".join(parts) or "—"
+    """Why the line has its verdict: the line's own sentence (`reporting.why`, built from its numbers), or its
+    reason where it has none."""
+    return r.get("why") or r.get("reason") or "—"
+
+
+def detail_html(r: dict) -> str:
+    """The entry's line below its numbers: its claim id, the relation with its outcome, the reading and why."""
+    parts = [f'<code class="ledger-id">{html.escape(r["id"]).replace(".", ".<wbr>").replace("_", "_<wbr>")}</code>']
+    relation = relation_text(r)
+    if relation:
+        parts.append(f"<b>relation</b> {html.escape(relation)}")
+    if r.get("reading"):
+        parts.append(f"<b>reading</b> {html.escape(r['reading'])}")
+    text = why(r)
+    parts.append(f'<b>why</b> <span title="{html.escape(text, quote=True)}">{html.escape(shortened(text))}</span>')
+    return " · ".join(parts)
 
 
 def shortened(text: str, limit: int = SHORT_REASON) -> str:
@@ -137,23 +231,21 @@ def shortened(text: str, limit: int = SHORT_REASON) -> str:
 
 def _cell(css: str, value) -> str:
     text = str(value)
-    if css == "cid":                                   # break after a dot or an underscore, never inside a word
-        shown = html.escape(text).replace(".", ".<wbr>").replace("_", "_<wbr>")
-        return f'<td class="cid">{shown}</td>'
-    if css == "why":
-        return f'<td class="why" title="{html.escape(text, quote=True)}">{html.escape(shortened(text))}</td>'
     return f'<td class="{css}">{html.escape(text)}</td>' if css else f"<td>{html.escape(text)}</td>"
 
 
 def ledger_html(ledger: list[dict], table_id: str = "claims-ledger") -> str:
-    """The full ledger as one plain HTML table, with a text box that filters its rows (a few lines of inline JS).
+    """The full ledger as one plain HTML table, two rows an entry (its numbers; its claim id, relation, reading and
+    why across the table), with a text box that filters whole entries (a few lines of inline JS).
 
     Without JavaScript the table is still complete, and the browser's find works on it.  Long reasons are
-    shortened in the table (the whole text is the cell's tooltip).
+    shortened in the table (the whole text is the span's tooltip).
     """
     head = "".join(f"<th>{html.escape(c)}</th>" for c in LEDGER_COLUMNS)
-    body = "\n".join(f'<tr title="{html.escape(row_title(r), quote=True)}">'
-                      + "".join(_cell(c, v) for c, v in _cells(r)) + "</tr>" for r in ledger)
+    body = "\n".join(f'<tr class="ledger-entry" title="{html.escape(row_title(r), quote=True)}">'
+                      + "".join(_cell(c, v) for c, v in _cells(r)) + "</tr>"
+                      + f'<tr class="ledger-detail"><td colspan="{len(LEDGER_COLUMNS)}">{detail_html(r)}</td></tr>'
+                      for r in ledger)
     return (_CSS + _FILTER_BOX.format(id=table_id) + f'<div class="ledger-wrap"><table class="ledger" id="{table_id}">'
             f"<thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table></div>"
             + _FILTER_SCRIPT.format(id=table_id))
