@@ -179,11 +179,20 @@ def test_the_worst_condition_row_reports_the_smallest_rejected_fraction():
     assert len(out) == 1 + 4 * len(CONTROLS)
 
 
-def test_verdict_glue_counts_every_verdict_with_zeros():
-    frame = pd.DataFrame({"verdict": ["reproduced", "reproduced", "partly", "inconclusive", "no paper value"]})
-    assert tables.verdict_glue(frame) == {"n_reproduced": 2, "n_inconclusive": 1, "n_partly": 1,
-                                          "n_not_reproduced": 0, "n_impossible_under_the_rules": 0,
-                                          "n_not_compared": 0}
+def test_the_closing_counts_are_of_values_each_once_and_match_the_box():
+    from oscc_core.reporting.rows import Row
+
+    exposures = Row.count("exposures", "method_obs.observation_audit.opponent_card_exposures", 0)
+    again = exposures.printed_as("release.observation_boundary.states_verified", "states verified", "the same audit")
+    shift = Row.compare("shift", "safety.chance_counter_reuse.marginal_shift", 0.5, 0.4, 0.6)   # -0.0027 outside
+    glued = tables.verdict_glue([exposures, again, shift], [])      # the section's other entries have no row here
+    assert (glued["n_reproduced"], glued["n_not_reproduced"]) == (1, 1)         # the printing counted once
+    assert glued["n_depends_on_the_reading"] == 0 and glued["n_reading_dependent"] == 0
+    frame = tables.verdict_counts([exposures, again, shift], [])
+    box = cfindings.chapter_counts([exposures, again, shift], [])
+    assert frame.loc["checks", "reproduced"] == box["checks"]["reproduced"] == 1
+    assert frame.loc["measured values", "not reproduced"] == box["measurements"]["not reproduced"] == 1
+    assert frame.loc["all values", "total"] == box["values"]
 
 
 def test_the_violations_figure_draws_one_bar_per_control_at_its_change_with_its_asymmetric_interval():

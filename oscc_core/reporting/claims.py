@@ -20,6 +20,12 @@ value lies in our 95% interval (*containment*) or, where we have no interval
   interval).  A row that declares no relation cannot be partly;
 * ``"not reproduced"``: otherwise.
 
+A quantity compared under several readings of the paper's words whose verdicts
+differ is ``"depends on the reading"`` (`reporting.readings`); a quantity whose
+size the book declares not comparable (`reporting.comparability`) is not
+compared, and the relation it declares is judged on its own.  A relation that
+holds by construction (``Relation.by_construction``) decides nothing.
+
 Two verdicts are not reached by comparing sizes, and each carries a reason
 (see `oscc_core.reporting.rows.Row`): ``"impossible under the rules"`` (the
 paper's value breaks a bound the game's rules impose under every reading of

@@ -17,8 +17,12 @@ The verdict rule lives here and in `claims.verdict`:
   or is not resolved by our intervals (`claims.verdict`);
 * *impossible under the rules* (`Row.impossible`): the paper's value breaks a
   bound the game's rules impose under the reading the row names;
-  `Row.under_readings` keeps that verdict only when every reading the chapter
-  lists is impossible;
+  `Row.under_readings` (`reporting.readings.combine`) keeps that verdict only
+  when every reading the chapter lists is impossible, and gives *depends on the
+  reading* where the readings' verdicts differ and the paper's text fixes none;
+* a claim whose family `reporting.comparability` declares not comparable in size
+  is not compared whatever verdict the constructor reached (`__post_init__`
+  applies the declaration); its relation stays and gets a verdict of its own;
 * *not compared* (`Row.not_compared`): with a one-sentence reason; a row
   that shows our value beside a paper number of another quantity declares the
   quantity not comparable (`Row.incomparable`, with its reason), and the

@@ -40,7 +40,12 @@ CLASSES = {MEASUREMENT: "measurements", CHECK: "checks", INTERVAL: "intervals"}
 BY_CONSTRUCTION = "by construction"
 VERDICTS, STATUSES = claims.VERDICTS, claims.STATUSES
 
-__all__ = ["BY_CONSTRUCTION", "CLASSES", "chapter_counts_text", "chapter_tally", "measured_key", "printings_of", "tally", "tally_text"]
+__all__ = ["BY_CONSTRUCTION", "CLASSES", "chapter_counts_text", "chapter_tally", "measured_key", "printings_of",
+           "tally", "tally_frame", "tally_text", "values_by_verdict"]
+
+#: How a table names each class of values, in the order the box's sentence gives them.
+CLASS_LABELS = {"measurements": "measured values", "checks": "checks", "intervals": "the paper's intervals",
+                BY_CONSTRUCTION: "true by construction"}
 
 
 def measured_key(line: Mapping) -> str:
@@ -115,6 +120,29 @@ def chapter_tally(stem: str, rows: Iterable[Mapping]) -> dict:
 def chapter_counts_text(stem: str, rows: Iterable[Mapping]) -> str:
     """The counts sentence of chapter `stem`'s result box, from its rows: `tally_text(chapter_tally(...))`."""
     return tally_text(chapter_tally(stem, rows))
+
+
+def values_by_verdict(counted: Mapping) -> dict[str, int]:
+    """Every value of a tally (measured values, checks, intervals and values true by construction together), each
+    once, by verdict."""
+    return {v: sum(counted[c][v] for c in CLASS_LABELS) for v in VERDICTS}
+
+
+def tally_frame(counted: Mapping):
+    """A chapter's closing verdict table, on the basis of its result box (`tally_text` of the same tally): one row
+    per class of values that has any (measured values, checks, the paper's intervals, true by construction), one
+    column per verdict that occurs, the row totals, and a total row; the verdicts that depend on the reading and
+    the further printings are the frame's `attrs` and its caption sentence (`tally_text`)."""
+    import pandas as pd
+
+    rows = {label: counted[c] for c, label in CLASS_LABELS.items() if sum(counted[c].values())}
+    used = [v for v in VERDICTS if any(r[v] for r in rows.values())]
+    frame = pd.DataFrame([[r[v] for v in used] for r in rows.values()], index=list(rows), columns=used)
+    frame.loc["all values"] = frame.sum()
+    frame["total"] = frame.sum(axis=1)
+    frame.index.name = "values, each counted once"
+    frame.attrs.update({"reading dependent": counted.get("reading dependent", 0), "printings": counted["printings"]})
+    return frame
 
 
 def _phrase(counts: Mapping[str, int]) -> str:

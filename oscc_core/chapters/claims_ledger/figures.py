@@ -26,12 +26,6 @@ MAIN_FULL_CLAIM = "main.cp_grpo_paired.variance"
 COVARIANCE_STEM = "02_covariance"
 
 
-def values_by_verdict(counted: dict) -> dict[str, int]:
-    """The values of one tally (`reporting.tally.tally`), each counted once, by verdict: measured values, checks,
-    the paper's intervals and values true by construction together."""
-    return {v: sum(counted[c][v] for c in (*tally.CLASSES.values(), tally.BY_CONSTRUCTION)) for v in VERDICTS}
-
-
 def plot_verdicts(counts: dict, built: set[str]):
     """Stacked horizontal bars: the values of each chapter's section of the claims file (each value once, however
     often the paper prints it), by verdict: the basis of every count in the book."""
@@ -39,7 +33,7 @@ def plot_verdicts(counts: dict, built: set[str]):
 
     stems = [s for s in SECTION_CHAPTERS.values() if s in counts["tally by chapter"]]
     labels = [f"{s}{'' if s in built else ' (not built)'}" for s in stems]
-    by_chapter = {s: values_by_verdict(counts["tally by chapter"][s]) for s in stems}
+    by_chapter = {s: tally.values_by_verdict(counts["tally by chapter"][s]) for s in stems}
     fig, ax = plt.subplots(figsize=(8, 3.8), dpi=100)
     y = np.arange(len(stems))[::-1]
     left = np.zeros(len(stems))

@@ -56,10 +56,9 @@ def ledger_findings(counted: dict):
     the paper's intervals and values true by construction together, as every chapter's box counts), the values
     whose size is not compared and the orderings judged for them, and the verdicts that depend on the reading
     (`reporting.tally`)."""
-    from oscc_core.chapters.claims_ledger.figures import values_by_verdict
     from oscc_core.reporting.findings import Findings
 
-    v, st = values_by_verdict(counted), counted["status"]
+    v, st = tally.values_by_verdict(counted), counted["status"]
     n = sum(v.values())
     orderings = counted["orderings"]
     box = (f"Of the {n:,} values the paper prints (each counted once, however often it is printed), "

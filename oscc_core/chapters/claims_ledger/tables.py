@@ -5,7 +5,7 @@ import html
 
 from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS
 from oscc_core.chapters.claims_ledger.ledger import BASES, STATUSES, VERDICTS, outcome
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, tally
 from oscc_core.reporting.paper_refs import source_name
 from oscc_core.reporting.tables import (deviation_text, interval_text, relation_outcome, significant_text,
                                         with_notes)
@@ -44,9 +44,7 @@ def counts_frame(counts: dict, by: str = "section"):
     return frame
 
 
-#: The classes of values the book counts apart, and how the tables name them.
-CLASS_LABELS = {"measurements": "measured values", "checks": "checks", "intervals": "the paper's intervals",
-                "by construction": "true by construction"}
+CLASS_LABELS = tally.CLASS_LABELS   # the classes of values the book counts apart, and how the tables name them
 
 
 def values_frame(counts: dict):
@@ -57,7 +55,7 @@ def values_frame(counts: dict):
 
     rows = {}
     for stem, counted in counts["tally by chapter"].items():
-        rows[stem] = {v: sum(counted[c][v] for c in CLASS_LABELS) for v in VERDICTS}
+        rows[stem] = tally.values_by_verdict(counted)
         rows[stem].update({"values": counted["values"], "reading-dependent": counted.get("reading dependent", 0),
                            "further printings": counted["printings"]})
     frame = pd.DataFrame.from_dict(rows, orient="index")

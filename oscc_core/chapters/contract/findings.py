@@ -16,6 +16,12 @@ from oscc_core.reporting.tally import chapter_tally, tally_text
 STEM = "01_contract"
 
 
+def chapter_counts(rows: list[Row], settings: list[Row]) -> dict:
+    """The chapter's tally (`reporting.tally.chapter_tally` over every row, settings included): what its box and
+    its closing verdict table count."""
+    return chapter_tally(STEM, list(rows) + list(settings))
+
+
 def counts_by_kind(rows: list[Row]) -> dict[str, dict[str, int]]:
     """"check" and "result" (the claims file's kinds) -> the chapter's counts by verdict (`tally.chapter_tally`
     over every row of the chapter, settings included)."""
@@ -33,7 +39,7 @@ def _inconclusive_text(rows: list[Row]) -> str:
 def findings(rows: list[Row], settings: list[Row], controls: dict, admissible: dict,
              oa: ObservationAudit) -> Findings:
     """The result box (what holds, what does not, what is impossible or open) and two landing bullets."""
-    counted = chapter_tally(STEM, list(rows) + list(settings))
+    counted = chapter_counts(rows, settings)
     checks, results = counted["checks"], counted["measurements"]
     rejected = all(c["decision"] == "reject" and c["rejected"] == c["groups"] for c in controls.values())
     accepted = sum(a["decision"] == "accept" for a in admissible.values())

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from oscc_core.chapters.contract.findings import chapter_counts
 from oscc_core.chapters.contract.observation import ObservationAudit
 from oscc_core.reporting import claims
+from oscc_core.reporting.tally import tally_frame, values_by_verdict
 
 
 def observation_frame(obs: ObservationAudit, obs_leak: ObservationAudit, key_leak: ObservationAudit) -> pd.DataFrame:
@@ -50,15 +52,19 @@ def ledger_table(ledger: list[dict]) -> pd.DataFrame:
     return pd.DataFrame([{k: v for k, v in r.items() if k != "failures"} for r in ledger])
 
 
-def verdict_counts(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """How many comparison rows carry each verdict."""
-    return verdicts["verdict"].value_counts().rename_axis("verdict").reset_index()
+def verdict_counts(rows: list, settings: list) -> pd.DataFrame:
+    """The chapter's closing verdict table: its values by class and verdict, each value once, on the basis of its
+    result box (`reporting.tally.tally_frame` of `findings.chapter_counts`)."""
+    return tally_frame(chapter_counts(rows, settings))
 
 
-def verdict_glue(verdicts: pd.DataFrame) -> dict:
-    """n_<verdict> -> how many comparison rows carry that verdict (every verdict, zeros too)."""
-    counts = verdicts["verdict"].value_counts()
-    return {f"n_{v.replace(' ', '_')}": int(counts.get(v, 0)) for v in claims.VERDICTS}
+def verdict_glue(rows: list, settings: list) -> dict:
+    """n_<verdict> -> how many of the chapter's values (each once) carry that verdict (every verdict, zeros
+    too), and n_reading_dependent."""
+    counted = chapter_counts(rows, settings)
+    by_verdict = values_by_verdict(counted)
+    return {**{f"n_{v.replace(' ', '_')}": by_verdict[v] for v in claims.VERDICTS},
+            "n_reading_dependent": counted["reading dependent"]}
 
 
 def settings_glue(settings: list) -> dict:
