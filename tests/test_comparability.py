@@ -91,3 +91,8 @@ def test_a_relation_verdict_is_reproduced_only_when_it_holds_and_nothing_contrad
 def test_a_wall_time_is_not_compared_however_close_our_ratio():
     r = Row.ratio("root-only / independent", WALL, "cost_frontier.independent.wall_time", 1.0)
     assert r.verdict == claims.NOT_COMPARED and "seconds" in r.reason
+
+
+def test_no_relative_deviation_beside_a_size_not_compared():
+    r = Row.compare("OSCC-Select trace", TRACE, 0.8773)          # 0.8773 / 0.0783 - 1 would print as +1020%
+    assert r.relative_deviation is None and r["relative deviation"] is None

@@ -91,6 +91,11 @@ FAMILIES = (
            "the paper counts the calls of its own design (six roots of 5,120 groups per seed), ours are the draws "
            "of the audit's groups at one root; calls per group, not their totals, could be set side by side",
            ("coupling_factors.*.calls",)),
+    Family("connectivity-loop sampling calls", OTHER_UNIT,
+           "the paper never defines what it counts as a sampling call, and its counts imply more episodes per batch "
+           "than its 64 paired root draws provide, so they cannot be the draws its own loop describes; ours are the "
+           "root and policy draws our loop consumes",
+           ("seed_cost.*.sampling_calls", "runtime_text.sampling_calls_total")),
     Family("transitions", OTHER_UNIT,
            "the paper never defines what it counts as a transition (which steps, of which games of a group), so our "
            "count of the environment steps our collector records is another quantity",

@@ -156,7 +156,8 @@ class Row(Mapping):
 
     def __post_init__(self):
         self._apply_comparability()
-        object.__setattr__(self, "relative_deviation", relative_deviation(self.paper, self.ours, self.interval))
+        object.__setattr__(self, "relative_deviation", None if self.not_comparable else
+                           relative_deviation(self.paper, self.ours, self.interval))   # no size set beside the paper's
         if self.verdict == claims.PARTLY and not (self.relation and self.relation_holds and not self.relation_constructed
                                                   and self.relation_resolved is not False):
             raise ValueError(f"{self.quantity!r}: a row is partly only when it declares a relation that holds "

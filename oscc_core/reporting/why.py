@@ -111,7 +111,7 @@ def why_text(record: Mapping) -> str:
         parts.append(record.get("reason") or ("our run uses the paper's setting" if status == claims.ADOPTED
                                               else "our run differs from the paper's setting"))
         return "; ".join(parts)
-    if record.get("by construction"):
+    if record.get("by construction") and not record.get("not comparable"):   # a family's reason says it then
         parts.append(f"true by construction: {record['by construction']}")
     reason = record.get("reason")
     if verdict in (claims.NOT_COMPARED, claims.IMPOSSIBLE):
