@@ -20,7 +20,7 @@ from oscc_core.reporting import claims, comparability
 from oscc_core.reporting.findings import Findings
 from oscc_core.reporting.ledger_lines import BY_CONSTRUCTION_KEY, section_lines
 from oscc_core.reporting.rows import Row
-from oscc_core.reporting.tally import BY_CONSTRUCTION, measured_key, tally, tally_text
+from oscc_core.reporting.tally import BY_CONSTRUCTION, chapter_tally, measured_key, tally, tally_text
 
 STEM = "03_gradient_noise"
 #: The rows of the closing table, in order: the classes `tally.tally` counts, as the box's sentence names them.
@@ -32,8 +32,8 @@ ORDERINGS_ROW = "orderings of values not compared in size"
 
 def counts(rows: list[Row], entries: dict | None = None) -> dict:
     """The chapter's counts: `reporting.tally.chapter_tally` over every row of the chapter (`entries`: the claims
-    file's entries, by default the book's; `chapter_tally` with them)."""
-    return tally(section_lines(STEM, rows, entries))
+    file's entries, by default the book's)."""
+    return chapter_tally(STEM, rows) if entries is None else tally(section_lines(STEM, rows, entries))
 
 
 def result_counts(rows: list[Row]) -> dict[str, int]:
