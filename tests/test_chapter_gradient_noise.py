@@ -168,12 +168,14 @@ def _notebook_defaults() -> dict:
             "screen_learning_rate": 0.5, "connectivity_seeds": [13, 17], "connectivity_batches": 2,
             "connectivity_decision_points": 4, "connectivity_epochs": 2, "connectivity_learning_rate": 0.05,
             "connectivity_lag_grid": [1], "connectivity_learning_rate_grid": [0.1], "connectivity_endpoint": "last",
-            "device": "cpu", "output_dir": None, "n_bootstrap": 20}
+            "device": "cpu", "output_dir": None, "n_bootstrap": 20, "pooled_groups": 10_000,
+            "pooled_weighting": "visits"}
 
 
 @pytest.mark.parametrize("name, bad", [("noise_weights", "uniform"), ("root_policy_floor", 0.0),
                                        ("root_policy_floor", 0.7), ("lag_grid", []),
-                                       ("connectivity_endpoint", "best"), ("connectivity_lag_grid", [1.5])])
+                                       ("connectivity_endpoint", "best"), ("connectivity_lag_grid", [1.5]),
+                                       ("pooled_weighting", "empirical"), ("pooled_groups", 2_399)])
 def test_validate_names_the_bad_parameter(tmp_path, name, bad):
     values = _notebook_defaults() | {"output_dir": str(tmp_path), name: bad}
     with pytest.raises(ParameterError, match=f"^{name} "):
@@ -286,27 +288,36 @@ def test_the_clipping_study_runs_one_seed_where_the_paper_runs_five_and_says_so(
     assert all("seed (13)" in r["reason"] and "100,000 groups" in r["reason"] for r in seeds)
 
 
-def test_the_ordering_phrase_claims_a_decided_order_only_when_every_stage_is_decided():
-    def row(q, resolved):
+def test_the_ordering_phrase_names_what_decides_each_stage():
+    def row(q, holds, resolved):
         return Row("x", 1.0, 1.0, "not reproduced", f"noise_transfer.root_only.{q}_ratio", relation="order",
-                   relation_holds=True, relation_resolved=resolved)
-    decided = [row(q, True) for q in ("return", "gradient", "update")]
-    assert "every step decided" in gfindings.order_text(decided)
-    assert "does not decide" in gfindings.order_text(decided[:2] + [row("update", False)])
+                   relation_holds=holds, relation_resolved=resolved)
+    # the return and gradient ratios have exact values (resolved None), the update ratio a paired bootstrap
+    decided = [row("return", True, None), row("gradient", True, None), row("update", True, True)]
+    text = gfindings.order_text(decided)
+    assert "on exact values for the return and gradient ratios" in text
+    assert "every step decided by the paired bootstrap for the update ratio" in text
+    assert "not every step decided" in gfindings.order_text(decided[:2] + [row("update", True, False)])
+    assert gfindings.order_text(decided[:1] + [row("gradient", False, None)] + decided[2:]) == \
+        "but not in the paper's order at the gradient stage"
 
 
 def _frontier_costs(draws: dict, transitions: dict) -> dict:
     return {a: SimpleNamespace(draws=draws[a], transitions=transitions[a]) for a in draws}
 
 
-def test_a_frontier_wall_time_is_compared_as_its_ratio_to_independents_in_physical_draws():
+def test_a_frontier_wall_time_ratio_is_shown_true_by_construction_and_not_compared_in_size():
     from oscc_core.chapters.gradient_noise.rows import frontier_cost_row
+    from oscc_core.reporting import comparability
 
     row = frontier_cost_row(_frontier_costs({"independent": 1000, "full": 1000}, {"independent": 100, "full": 115}), "full")
     assert row.paper == pytest.approx(106.67 / 105.21, abs=1e-4)          # the paper's seconds, full over independent
-    assert row.ours == 1.0 and row.verdict == "reproduced" and "1.150" in row.reason
+    assert row.ours == 1.0 and "1.150" in row.reason                      # draws; transitions in the reason
+    assert row.verdict == "not compared" and comparability.reason_of("wall times") in row.reason
+    assert row["by construction"] and row.test is None
+    # even a ratio far from the paper's is not a size verdict: the family is not compared
     doubled = frontier_cost_row(_frontier_costs({"independent": 1000, "full": 2000}, {"independent": 1, "full": 1}), "full")
-    assert doubled.verdict == "not reproduced"
+    assert doubled.verdict == "not compared" and doubled.ours == 2.0
 
 
 def test_independent_samplings_own_frontier_wall_time_is_not_compared():

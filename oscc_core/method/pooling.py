@@ -16,13 +16,25 @@ decisions that hands played by the behaviour policy visit ("visits") or equal
 its weight (`allocate`); the pooled estimate uses the weights, not the
 counts, so the allocation changes precision only.  Units: returns in chips, covariances in
 chips^2.
+
+The roots of the book's all-roots pool are the decision points where check and
+bet (Call and Raise) are both legal (`contrast_roots`) and that the behaviour
+policy reaches (`pool_histories`); each root collects its groups with a seed of
+its own (`root_seed`), so two roots share no random numbers.  Every chapter that
+reads a contrast variance on the all-roots pool uses these three, so its pool is
+the same set of groups.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from oscc_core.engine.roots import reach_probability
+from oscc_core.engine import rng
+from oscc_core.engine.roots import decision_histories, parse_root, reach_probability
+from oscc_core.games import LEDUC, get_game
+from oscc_core.policy import resolve_policy
 
+#: The branches every root of the all-roots pool contributes: the paper's check and bet.
+CONTRAST = ("Call", "Raise")
 #: How the roots of a pooled audit are weighted: by the visits of hands played by the behaviour policy, or equally.
 WEIGHTINGS = ("visits", "uniform")
 
@@ -78,3 +90,27 @@ def mixture_moments(weights: np.ndarray, means: np.ndarray, covs: np.ndarray) ->
     dev = m - mean[..., None, :]
     cov = np.einsum("h,...hij->...ij", w, c) + np.einsum("h,...hi,...hj->...ij", w, dev, dev)
     return mean, cov
+
+
+def contrast_roots(game: str = LEDUC) -> list[str]:
+    """Every decision point of `game` where Call and Raise are both legal, in the tree's order."""
+    g = get_game(game)
+    out = []
+    for history in decision_histories(g):
+        legal = {g.action_names[a] for a in np.flatnonzero(g.tree.legal[parse_root(g, history)])}
+        if set(CONTRAST) <= legal:
+            out.append(history)
+    return out
+
+
+def pool_histories(continuation, game: str = LEDUC) -> list[str]:
+    """The roots of the all-roots pool: every root of `contrast_roots` that the continuation (the behaviour policy)
+    reaches; a root it never reaches has no root IDs."""
+    table = resolve_policy(game, continuation)
+    return [h for h in contrast_roots(game) if reach_probability(game, h, table) > 0]
+
+
+def root_seed(seed: int, history: str) -> int:
+    """The run seed of one root of the pool: a 63-bit hash of the run's seed and the root's history, so that the
+    groups of two roots share no random numbers."""
+    return rng.tag(f"oscc/pooled-root/{int(seed)}/{history}") >> 1

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from oscc_core.chapters.gradient_noise.calibration import check_pilot_blocks
 from oscc_core.chapters.gradient_noise.geometry import WEIGHTINGS, Geometry, geometry
+from oscc_core.chapters.gradient_noise.pooled import min_groups
 from oscc_core.games import LEDUC
+from oscc_core.method import pooling
 from oscc_core.method import root_policy as root_policy_mod
 from oscc_core.reporting import claims, params
 from oscc_core.reporting.params import ParameterError
@@ -25,13 +27,15 @@ NAMES = ("n_groups", "seed", "root", "root_policy", "root_policy_floor", "noise_
          "screen_seeds", "screen_iterations", "screen_groups", "screen_learning_rate", "connectivity_seeds",
          "connectivity_batches", "connectivity_decision_points", "connectivity_epochs", "connectivity_learning_rate",
          "connectivity_lag_grid", "connectivity_learning_rate_grid", "connectivity_endpoint", "device", "output_dir",
-         "n_bootstrap")
+         "n_bootstrap", "pooled_groups", "pooled_weighting")
 #: Names of the connectivity loop's parameters (recorded as they are checked).
 LOOP_NAMES = NAMES[NAMES.index("connectivity_seeds"):NAMES.index("device")]
 #: Memory per physical draw of the matched-cost frontier (traced collections of every arm, upper estimate).
 DRAW_BYTES = 1024
 #: Smallest budget of physical draws the matched-cost comparison accepts.
 MIN_BUDGET = 1_000
+#: Memory per group of the all-roots pool (one root's collections of every arm and their bootstrap, upper estimate).
+POOLED_GROUP_BYTES = 4096
 
 
 def group_bytes(lag_grid, learning_rate_grid) -> int:
@@ -97,6 +101,8 @@ class Parameters:
     device: str
     output_dir: str
     n_bootstrap: int
+    pooled_groups: int              # groups per arm of the all-roots pool of the frontier's contrast variances
+    pooled_weighting: str           # how the pool weighs its roots (`method.pooling.WEIGHTINGS`)
     # resolved
     budget: int                     # physical draws per arm in the matched-cost comparison
     torch_device: object
@@ -117,6 +123,7 @@ class Parameters:
                 "physical_budget": self.budget, "screen_seeds": self.screen_seeds,
                 "screen_iterations": self.screen_iterations, "screen_groups": self.screen_groups,
                 "screen_learning_rate": self.screen_learning_rate, "n_bootstrap": self.n_bootstrap, "game": LEDUC,
+                "pooled_groups": self.pooled_groups, "pooled_weighting": self.pooled_weighting,
                 **{k: getattr(self, k) for k in LOOP_NAMES}}
 
     def loop_schedule(self):
@@ -201,6 +208,9 @@ def validate(namespace) -> Parameters:
                                          v["cfr_iterations"])
     v["continuation"] = params.policy_source_record(v["continuation"])  # a file enters the manifest by its SHA-256
     v["root"] = params.check_root("root", v["root"], policy)
+    v["pooled_weighting"] = params.check_choice("pooled_weighting", v["pooled_weighting"], pooling.WEIGHTINGS)
+    v["pooled_groups"] = params.check_size("pooled_groups", v["pooled_groups"], min_groups(policy),
+                                           bytes_each=POOLED_GROUP_BYTES)
     geom = geometry(v["root"], policy, v["root_policy"], v["cfr_iterations"], v["root_policy_floor"])
     v["pilot_blocks"] = check_pilot_blocks("pilot_blocks", v["pilot_blocks"], geom, v["calibration_groups"],
                                            v["block_size"])

@@ -46,9 +46,10 @@ def _selection_record(selection: Selection) -> dict:
 
 def results_payload(geom: Geometry, audit: NoiseAudit, settings: list[UpdateSetting], main: str,
                     selection: Selection, front: dict[str, FrontierArm], screen: dict, grid, tables,
-                    paper_settings: list, findings) -> dict:
+                    paper_settings: list, findings, pooled=None, readings: list | None = None) -> dict:
     """Everything the notebook reports, JSON-ready: the comparison tables, the settings of the paper's runs
-    (adopted or differs, apart from the results) and the chapter's findings."""
+    (adopted or differs, apart from the results), the all-roots pool of the frontier's contrast variances
+    (`pooled`) with every reading's row (`readings`, sensitivity rows) and the chapter's findings."""
     arms = {}
     for a in ROW_ARMS:
         d = audit.data[a]
@@ -77,6 +78,9 @@ def results_payload(geom: Geometry, audit: NoiseAudit, settings: list[UpdateSett
                                        "contrast_var": f.contrast_var.as_dict(), "noise_trace": f.noise.as_dict(),
                                        "batch_mean_noise": f.mean_noise.as_dict()} for a, f in front.items()},
         "scalar_screen": screen,
+        # the frontier's contrast variances on the all-roots pool (the paper's reading), and every reading's row
+        "pooled_contrast": None if pooled is None else pooled.record(),
+        "contrast_variance_readings": rows_record(readings or []),
         "exact_ratio_grid": grid.reset_index().to_dict(orient="records"),
         # the paper's wall-time rows are stored as "not compared", with their reason, for the claims ledger
         "tables": {k: rows_record(v) for k, v in tables.items()},

@@ -11,8 +11,14 @@ from oscc_core.chapters.gradient_noise.frontier import FrontierArm
 from oscc_core.chapters.gradient_noise.geometry import Geometry
 from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
 from oscc_core.chapters.gradient_noise.updates import SettingGrid, UpdateSetting
+from oscc_core.chapters.gradient_noise.pooled import POOLED_READING, PooledContrast, one_root_reading
 from oscc_core.engine.arms import PAPER_ARMS
+from oscc_core.reporting import comparability
 from oscc_core.reporting.results import glue
+
+#: Glue name -> the comparability family whose reason the chapter's prose quotes (`reporting.comparability`).
+FAMILY_GLUE = {"why_traces": "gradient-noise traces", "why_update_variance": "clipping-screen update variances",
+               "why_wall_times": "wall times", "why_transitions": "transitions", "why_i_minus_p": "I−P endpoints"}
 
 
 def glue_values(values: dict) -> None:
@@ -110,3 +116,51 @@ def grid_values(grid) -> dict:
             "raised_text": "; ".join(f"{a} under {c}" for c, a in raised) or "none",
             "best_construction": best, "best_rho_r": float(grid.loc[best, "ρ_R CP-GRPO full"]),
             "best_rho_g": float(grid.loc[best, "ρ_G CP-GRPO full"])}
+
+
+def comparability_values() -> dict:
+    """Why the chapter's traces, update variances, wall times, transitions and I − P endpoints are not compared in
+    size: each family's reason as `reporting.comparability` declares it (the rows and the claims ledger give the
+    same sentence)."""
+    return {name: comparability.reason_of(family) for name, family in FAMILY_GLUE.items()}
+
+
+def pooled_values(pooled: PooledContrast, root: str) -> dict:
+    """The all-roots pool of the frontier's contrast variances: its roots, groups and weighting, the readings'
+    names, and the independent arm's pooled estimate and interval."""
+    ind = pooled.contrast_var("independent")
+    return {"pooled_roots": len(pooled.histories), "pooled_groups": f"{int(pooled.groups.sum()):,}",
+            "pooled_weighting": pooled.weighting, "pooled_reading": POOLED_READING,
+            "root_reading": one_root_reading(root), "pooled_ind": ind.value, "pooled_ind_low": ind.low,
+            "pooled_ind_high": ind.high}
+
+
+def _primary(rows: list, cid: str):
+    return next(r for r in rows if r.claim_id == cid and r.primary)
+
+
+def reading_values(frontier_rows: list, pooled: PooledContrast) -> dict:
+    """What the readings of the frontier's contrast variances give: independent sampling's value and verdict under
+    each reading, how many of the arms' verdicts depend on the reading, and how the fixed arms are ordered on the
+    pool (`findings.pooled_order_text`)."""
+    from oscc_core.chapters.gradient_noise.findings import pooled_order_text
+
+    contrast = [r for r in frontier_rows if r.primary and r.claim_id.endswith(".contrast_variance")]
+    ind = _primary(frontier_rows, "cost_frontier.independent.contrast_variance")
+    by_reading = {r["reading"]: r for r in ind.readings}
+    root = next(r for name, r in by_reading.items() if name != POOLED_READING)
+    return {"ind_verdict_pooled": by_reading[POOLED_READING]["verdict"], "ind_verdict_root": root["verdict"],
+            "root_ind": root["ours"], "root_ind_low": root["interval"][0], "root_ind_high": root["interval"][1],
+            "n_contrast_dependent": sum(r.reading_dependent for r in contrast), "n_contrast": len(contrast),
+            "pooled_order": pooled_order_text(pooled)}
+
+
+def ordering_values(frontier_rows: list, clip_rows: list) -> dict:
+    """Whether the orderings the paper states for quantities not compared in size hold on our numbers: the noise
+    traces' order of the fixed arms and OSCC-Select's minimum (exact values), and the update variance's rise from
+    the zero-clipping control to the activated stress."""
+    order = _primary(frontier_rows, "cost_frontier.root_only.gradient_noise_trace").relation_holds
+    select = _primary(frontier_rows, "cost_frontier.oscc_select.gradient_noise_trace").relation_holds
+    rises = _primary(clip_rows, "clipping.activated_stress.update_variance").relation_holds
+    return {"trace_order": "keep" if order else "do not keep", "trace_select": "is" if select else "is not",
+            "uv_order": "holds" if rises else "fails"}

@@ -13,12 +13,13 @@ from oscc_core.chapters.gradient_noise import relations
 from oscc_core.chapters.gradient_noise.arms import LABELS, PAPER_KEY, ROW_ARMS, SELECT
 from oscc_core.chapters.gradient_noise.bootstrap import estimate
 from oscc_core.chapters.gradient_noise.frontier import FrontierArm
+from oscc_core.chapters.gradient_noise.pooled import POOLED_READING, PooledContrast, one_root_reading
 from oscc_core.chapters.gradient_noise.screen import ScreenResult
 from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
 from oscc_core.chapters.gradient_noise.updates import ratio_quantiles
 from oscc_core.engine.arms import PAPER_ARMS, in_paper_order
 from oscc_core.method.stats import Estimate
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, printings
 from oscc_core.reporting.rows import NO_PAPER, NO_REFERENCE_RATIO, Relation, Row
 
 WALL_TIME = ": wall time"   # suffix of the frontier rows of the paper's wall times
@@ -30,19 +31,31 @@ CLIPPING_ROWS = {"connectivity control": "connectivity_control", "behaviour-lag 
 ORDER_TEXT = " > ".join(PAPER_ARMS)   # the paper's ordering of the fixed arms
 #: Why the independent arm's ratios agree by construction.
 SELF_RATIO = "the independent arm's variance divided by itself is 1 by definition, on every bootstrap replicate"
-#: Why the paper's transition counts are shown beside ours but not compared.
-TRANSITIONS_NOT_COMPARABLE = ("the paper never defines what it counts as a transition (which steps, of which "
-                              "games of a group), so our count of the environment steps the collector's trace "
-                              "records is another quantity")
-#: Why a cost ratio at the matched budget agrees by construction.
-MATCHED_BUDGET = ("the arms run at a matched budget of physical draws, so their ratio is 1 up to the last group by "
-                  "construction: it shows that they cost the same work, it measures nothing about the paper's seconds")
+#: Why a cost ratio at the matched budget agrees by construction (why its size is not compared: the family's reason,
+#: `comparability.reason_of("wall times")`).
+MATCHED_BUDGET = "the arms run at a matched budget of physical draws, so their ratio is 1 up to the last group"
+#: Why the zero-clipping control's clip fraction is 0 whatever we measure.
+ONE_STEP_CONTROL = ("the control takes one step from the behaviour policy, so every probability ratio is 1 and no "
+                    "term can clip")
+
+
+def _lowest_text(what: str) -> str:
+    return f"OSCC-Select lowest {what}: below every fixed arm"
 
 
 def _lowest(what: str, values: dict[str, np.ndarray]) -> Relation:
     """OSCC-Select has the lowest `what` (bold in the paper): below every fixed arm (independent included), on the
     estimates; resolved when every paired difference is resolved (`relations.lowest`)."""
-    return relations.lowest(f"OSCC-Select lowest {what}: below every fixed arm", values, SELECT, PAPER_ARMS)
+    return relations.lowest(_lowest_text(what), values, SELECT, PAPER_ARMS)
+
+
+def exact_relation(what: str, exact: dict[str, float], arm: str) -> Relation:
+    """The relation the paper states for `arm`'s `what`, decided on the exact values `exact` (arm -> value; no
+    interval can contradict an exact value, so `resolved` is None): the fixed arms in the paper's order
+    (independent > root_only > continuation_only > full), OSCC-Select below every fixed arm (bold)."""
+    if arm == SELECT:
+        return Relation(_lowest_text(what), all(exact[SELECT] < exact[b] for b in PAPER_ARMS))
+    return Relation(f"{what}: {ORDER_TEXT}", in_paper_order({b: exact[b] for b in PAPER_ARMS}))
 
 
 def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[Row]:
@@ -50,7 +63,9 @@ def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[Row]:
 
     Relations, as the paper's table states them: the fixed arms' ratios in the
     order independent (1) > root_only > continuation_only > full; OSCC-Select's
-    the lowest (bold).  Both are resolved by the paired bootstrap of the ratios
+    the lowest (bold).  The return and gradient ratios have exact values, and their
+    relations are decided on them (`exact_relation`); the update ratio has none,
+    and its relations are resolved by the paired bootstrap of the ratios
     (`relations`).  The ratios are ratios of variances, compared as positive
     quantities.  The independent ratio is 1 by definition and the clip fractions
     describe optimizer support: no relation.
@@ -58,9 +73,16 @@ def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[Row]:
     rows = []
     for q, col in (("return", "return_ratio"), ("gradient", "gradient_ratio"), ("update", "update_ratio")):
         values = {a: audit.ratio_values(q, a, setting) for a in ROW_ARMS}
+        exact = {a: audit.ratio(q, a, setting).exact for a in ROW_ARMS}
+        on_exact = all(x is not None for x in exact.values())
         order = relations.ordering(f"{q} ratio: {ORDER_TEXT}", values, PAPER_ARMS)
         for a in ROW_ARMS:
-            rel = None if a == "independent" else _lowest(f"{q} ratio", values) if a == SELECT else order
+            if a == "independent":
+                rel = None
+            elif on_exact:
+                rel = exact_relation(f"{q} ratio", exact, a)
+            else:
+                rel = _lowest(f"{q} ratio", values) if a == SELECT else order
             row = Row.estimate(f"{LABELS[a]}: {q} ratio", f"noise_transfer.{PAPER_KEY[a]}.{col}",
                                audit.ratio(q, a, setting), rel, positive=True)
             rows.append(row.true_by_construction(SELF_RATIO) if a == "independent" else row)
@@ -97,9 +119,12 @@ def clipping_rows(audit: NoiseAudit, groups: dict[str, list[str]], arm: str = "f
     (bold: below every stress row, resolved by the paired differences); each
     stress row activates clipping (> 0, resolved by its interval) and has a
     larger update variance than the control (resolved by the paired
-    difference).  The ratio quantiles declare none and carry no interval.
-    Finite gradients: the paper prints a count of gradients that were all
-    finite; a row reproduces when all of ours are finite too.
+    difference); the activated stress's is the paper's note as well (update
+    variance increasing from the behaviour-lag grid to the activated stress).  The
+    control's zero clipping holds by construction (`ONE_STEP_CONTROL`): its row says
+    so and its relation decides nothing.  The ratio quantiles declare none and carry
+    no interval.  Finite gradients: the paper prints a count of gradients that were
+    all finite; a row reproduces when all of ours are finite too.
     """
     rows = []
     uv = {k: update_variance_values(audit, arm, groups[label]) for label, k in CLIPPING_ROWS.items()}
@@ -113,72 +138,92 @@ def clipping_rows(audit: NoiseAudit, groups: dict[str, list[str]], arm: str = "f
         cf_values = np.mean([audit.clip_fraction(a, s) for a in ("independent", arm) for s in names], axis=0)
         cf = estimate(cf_values)
         is_control = key == "connectivity_control"
-        clip = (relations.zero("clip-selected fraction = 0 (zero-clipping control)", cf_values) if is_control
-                else Relation.side("clip-selected fraction > 0 (stress activates clipping)", cf.value, cf.low,
-                                   cf.high, above=0.0))
-        rows.append(Row.estimate(f"{label}: clip-selected fraction", f"clipping.{key}.clip_selected_fraction", cf,
-                                 clip))
+        clip = (relations.zero("clip-selected fraction = 0 (zero-clipping control)", cf_values).constructed()
+                if is_control else Relation.side("clip-selected fraction > 0 (stress activates clipping)", cf.value,
+                                                 cf.low, cf.high, above=0.0))
+        row = Row.estimate(f"{label}: clip-selected fraction", f"clipping.{key}.clip_selected_fraction", cf, clip)
+        rows.append(row.true_by_construction(ONE_STEP_CONTROL) if is_control else row)
         fin = sum(int(u.finite.sum()) for u in ups)
         tot = sum(len(u.finite) for u in ups)
         rows.append(Row.all_finite(f"{label}: finite gradients", f"clipping.{key}.finite_gradients", fin, tot))
         est = estimate(uv[key], audit.exact_noise(arm) if is_control else None)
-        rel = (relations.lowest("update variance: control below every stress row", uv, key, stress) if is_control
-               else relations.above("update variance > connectivity control", uv[key], uv["connectivity_control"]))
+        if is_control:
+            rel = relations.lowest("update variance: control below every stress row", uv, key, stress)
+        elif key == "activated_stress":
+            rel = relations.ordering("update variance rises: activated stress > behaviour-lag grid > connectivity "
+                                     "control", uv, (key, "behavior_lag_grid", "connectivity_control"))
+        else:
+            rel = relations.above("update variance > connectivity control", uv[key], uv["connectivity_control"])
         rows.append(Row.estimate(f"{label}: update variance ({LABELS[arm]})", f"clipping.{key}.update_variance", est,
                                  rel, positive=True))
     return rows
 
 
 def frontier_cost_row(front: dict[str, FrontierArm], arm: str) -> Row:
-    """The paper's wall time of `arm` on the frontier divided by independent sampling's, against our ratio of their
-    physical draws at the matched budget (exact and portable; the ratio of transitions stands in the reason).
-    Independent sampling's own ratio is 1 by definition: not compared."""
+    """The paper's wall time of `arm` on the frontier divided by independent sampling's, beside our ratio of their
+    physical draws at the matched budget (the ratio of transitions stands in the reason).  A wall time's size is
+    not compared (`comparability`, family "wall times": 1 by construction at matched budgets), and the row says it
+    is true by construction.  Independent sampling's own ratio is 1 by definition: not compared."""
     key, ref = f"cost_frontier.{PAPER_KEY[arm]}.wall_time", "independent"
     if arm == ref:
         return Row.not_compared(f"{LABELS[arm]}{WALL_TIME} / independent's", key, NO_REFERENCE_RATIO)
     row = Row.ratio(f"{LABELS[arm]}{WALL_TIME} / independent's", key, f"cost_frontier.{PAPER_KEY[ref]}.wall_time",
                     front[arm].draws / front[ref].draws)
     steps = front[arm].transitions / front[ref].transitions
-    return replace(row, reason=f"ratio to independent in physical draws (seconds are not portable); in transitions "
-                               f"it is {steps:.3f}").true_by_construction(MATCHED_BUDGET)
+    own = f"ours is the ratio of physical draws at the matched budget; in transitions it is {steps:.3f}"
+    return replace(row, reason=f"{row.reason}; {own}" if row.reason else own).true_by_construction(MATCHED_BUDGET)
 
 
-def frontier_rows(front: dict[str, FrontierArm], audit: NoiseAudit) -> list[Row]:
-    """tab:physical-cost-frontier: transitions, wall time (not compared), contrast variance and noise trace; the
-    budget of physical calls is a setting (`paper_settings.frontier_settings`).
+def contrast_reading_rows(front: dict[str, FrontierArm], pooled: PooledContrast, root: str) -> dict[str, list[Row]]:
+    """Arm -> the frontier's contrast variance under each reading (one row per reading, each naming it): the
+    paper's, all roots pooled (`pooled`), first; then the frontier's root alone at the matched budget (`front`).
+    Each reading's relation is the paper's (the fixed arms in its order, OSCC-Select the lowest), decided on that
+    reading's exact values."""
+    exact = {POOLED_READING: {a: pooled.contrast_var(a).exact for a in ROW_ARMS},
+             one_root_reading(root): {a: front[a].contrast_var.exact for a in ROW_ARMS}}
+    estimates = {POOLED_READING: {a: pooled.contrast_var(a) for a in ROW_ARMS},
+                 one_root_reading(root): {a: front[a].contrast_var for a in ROW_ARMS}}
+    out = {}
+    for a in ROW_ARMS:
+        cid = f"cost_frontier.{PAPER_KEY[a]}.contrast_variance"
+        out[a] = [replace(Row.estimate(f"{LABELS[a]}: contrast variance", cid, estimates[reading][a],
+                                       exact_relation("contrast variance", exact[reading], a), positive=True),
+                          reading=reading) for reading in exact]
+    return out
 
-    The per-group contrast variance and noise trace are compared as positive quantities, each with its own
-    bootstrap interval at the matched budget.  Relations, as the paper's table states them: the fixed arms in the
-    order independent > root_only > continuation_only > full, OSCC-Select the lowest (bold); they hold on the
-    matched-cost estimates.  The matched-cost prefixes have different group counts and are bootstrapped arm by
-    arm, so they give no paired difference; the relations are resolved by the paired bootstrap of the same
-    per-group quantities on the noise audit's common groups (`audit`, `relations`).
+
+def reading_sensitivity_rows(readings: dict[str, list[Row]]) -> list[Row]:
+    """Every reading's row of the frontier's contrast variances, as sensitivity rows (they name their claim under
+    "sensitivity of" and never give a verdict), the reading leading the quantity."""
+    return [replace(r, quantity=f"{r.reading}: {r.quantity}").as_sensitivity()
+            for rows in readings.values() for r in rows]
+
+
+def frontier_rows(front: dict[str, FrontierArm], pooled: PooledContrast, root: str) -> list[Row]:
+    """tab:physical-cost-frontier: transitions, wall time, contrast variance and noise trace; the budget of physical
+    calls is a setting (`paper_settings.frontier_settings`).
+
+    Transitions, wall times and noise traces are not compared in size (`reporting.comparability`: the families
+    "transitions", "wall times" and "gradient-noise traces"); a wall time's ratio is 1 by construction at the
+    matched budget (`frontier_cost_row`).  The contrast variance is compared under two readings
+    (`Row.under_readings`): all roots pooled, the paper's (`pooled`), and the frontier's root alone at the matched
+    budget, a sensitivity reading; where they disagree the pooled reading gives the verdict and the row says it
+    depends on the reading.  The noise traces are read at the frontier's root `root` alone (a trace needs the
+    root policy's gradients at one root).  Relations, as the paper's table states them: the fixed arms in the
+    order independent > root_only > continuation_only > full, OSCC-Select the lowest (bold), decided on the exact
+    values (`exact_relation`).
     """
     rows = []
-    paired = {"contrast variance": {a: audit.contrast_var(a) for a in ROW_ARMS},
-              "noise trace": {a: audit.noise(a) for a in ROW_ARMS}}
-    at_budget = {"contrast variance": {a: front[a].contrast_var.value for a in ROW_ARMS},
-                 "noise trace": {a: front[a].noise.value for a in ROW_ARMS}}
-
-    def relation(what: str, arm: str) -> Relation:
-        if arm == SELECT:
-            rel = _lowest(what, paired[what])
-            holds = all(at_budget[what][SELECT] < at_budget[what][b] for b in PAPER_ARMS)
-        else:
-            rel = relations.ordering(f"{what}: {ORDER_TEXT}", paired[what], PAPER_ARMS)
-            holds = in_paper_order({b: at_budget[what][b] for b in PAPER_ARMS})
-        return Relation(rel.text, holds, rel.resolved)
-
+    readings = contrast_reading_rows(front, pooled, root)
+    exact_noise = {a: front[a].noise.exact for a in ROW_ARMS}
     for a in ROW_ARMS:
         f = front[a]
         key = f"cost_frontier.{PAPER_KEY[a]}"
-        rows.append(Row.compare(f"{LABELS[a]}: transitions", f"{key}.transitions", f.transitions)
-                    .incomparable(TRANSITIONS_NOT_COMPARABLE))
+        rows.append(Row.compare(f"{LABELS[a]}: transitions", f"{key}.transitions", f.transitions))
         rows.append(frontier_cost_row(front, a))
-        rows.append(Row.estimate(f"{LABELS[a]}: contrast variance", f"{key}.contrast_variance", f.contrast_var,
-                                 relation("contrast variance", a), positive=True))
-        rows.append(Row.estimate(f"{LABELS[a]}: gradient-noise trace", f"{key}.gradient_noise_trace", f.noise,
-                                 relation("noise trace", a), positive=True))
+        rows.append(Row.under_readings(readings[a], paper_reading=POOLED_READING))
+        rows.append(Row.estimate(f"{LABELS[a]}: gradient-noise trace (root {root!r})", f"{key}.gradient_noise_trace",
+                                 f.noise, exact_relation("noise trace", exact_noise, a), positive=True))
     return rows
 
 
@@ -218,3 +263,14 @@ def screen_rows(results: list[ScreenResult]) -> tuple[list[Row], dict]:
                     "terms": sum(r.terms for r in results),
                     "ratio_range": [min(r.ratio_range[0] for r in results), max(r.ratio_range[1] for r in results)]})
     return out, summary
+
+
+def one_verdict(tables: dict[str, list[Row]]) -> None:
+    """Check that every printing of one paper quantity reads the same across the chapter's tables: `unify` over
+    all of them together changes no verdict (each table was unified before it was shown).  Raises naming the
+    first printing that differs."""
+    found = [r for t in tables.values() for r in t]
+    for before, after in zip(found, printings.unify(found)):
+        if before.verdict != after.verdict:
+            raise ValueError(f"{before.claim_id!r} reads {before.verdict!r} in its table but {after.verdict!r} as a "
+                             f"printing of {after.printing_of!r}: unify the tables together before showing them.")
