@@ -26,7 +26,7 @@ from notebook_runs import parameter_defaults
 from open_spiel.python.policy import TabularPolicy, python_policy_to_pyspiel_policy
 from scipy import stats
 
-from oscc_core.chapters.transfer import parameters, rows, runs
+from oscc_core.chapters.transfer import bounds, parameters, rows, runs
 from oscc_core.learning.operating_point import operating_point
 from oscc_core.policy import table_to_policy
 from oscc_core.reporting import claims
@@ -396,11 +396,15 @@ SEEDS5 = (13, 17, 23, 29, 31)
 INDEPENDENT_VAR = [4.0, 5.0, 6.0, 4.5, 5.5]
 
 
-def ratio_records(ratios: dict) -> dict:
-    """Records whose arm over independent exact contrast variance is `ratios[arm]` seed by seed."""
-    out = {"independent": {str(s): {"contrast_variance_exact": v} for s, v in zip(SEEDS5, INDEPENDENT_VAR)}}
+def ratio_records(ratios: dict, pooled: dict | None = None) -> dict:
+    """Records whose arm over independent exact contrast variance is `ratios[arm]` seed by seed at the root, and
+    `pooled[arm]` (default the same) pooled over every decision point."""
+    pooled = pooled or ratios
+    out = {"independent": {str(s): {"contrast_variance_exact": v, "contrast_pooled": 2 * v}
+                           for s, v in zip(SEEDS5, INDEPENDENT_VAR)}}
     for arm, rs in ratios.items():
-        out[arm] = {str(s): {"contrast_variance_exact": v * r} for s, v, r in zip(SEEDS5, INDEPENDENT_VAR, rs)}
+        out[arm] = {str(s): {"contrast_variance_exact": v * r, "contrast_pooled": 2 * v * q}
+                    for s, v, r, q in zip(SEEDS5, INDEPENDENT_VAR, rs, pooled[arm])}
     return out
 
 
@@ -436,6 +440,31 @@ def test_ratio_rows_follow_the_interval_and_declared_relation_rule(ppo_ratios):
     assert got["app_transfer.leduc_to_leduc.ind.variance_ratio"].ours == 1.0
     assert got["app_transfer.leduc_to_leduc.paired.variance_ratio"].verdict == claims.PARTLY
     assert got["app_transfer.leduc_to_kuhn.paired.variance_ratio"].verdict == claims.REPRODUCED
+    assert not any(r.reading_dependent for r in got.values())     # both readings give the same ratios
+
+
+def test_a_variance_ratio_takes_the_verdict_of_its_pooled_contrast_variances_the_papers_reading():
+    """At the root the Kuhn paired ratios hold the paper's 0.4996 (reproduced there); pooled over every decision
+    point they are 0.68 (partly: below 1, resolved): the verdict is the pooled reading's, flagged as depending on
+    the reading, and the row shows the pooled ratio."""
+    pooled = [0.66, 0.68, 0.70, 0.67, 0.69]
+    leduc = ratio_records({"cp_grpo": LEDUC_RATIOS})
+    kuhn = ratio_records({"cp_grpo": KUHN_PAIRED, "ppo": [1.0, 1.03, 1.06, 1.01, 1.05]},
+                         {"cp_grpo": pooled, "ppo": [1.0, 1.03, 1.06, 1.01, 1.05]})
+    row = {r.claim_id: r for r in rows.ratio_rows(leduc, kuhn)}["app_transfer.leduc_to_kuhn.paired.variance_ratio"]
+    by_reading = {r["reading"]: r["verdict"] for r in row.readings}
+    assert by_reading[bounds.AT_ROOT.format(root="")] == claims.REPRODUCED
+    assert row.verdict == by_reading[bounds.POOLED] == claims.PARTLY and row.reading == bounds.POOLED
+    assert row.reading_dependent and row.ours == pytest.approx(t_bounds(pooled, log=True)[0], abs=1e-12)
+
+
+def test_an_update_variance_names_its_one_reading_of_the_step_size(measured):
+    """The step size frozen on Leduc with the operating point; in Kuhn the line says why there is no second one
+    (the Kuhn-tuned control measures no update variance); no update-variance verdict depends on the reading."""
+    for cid, row in measured.items():
+        if cid.endswith(".update_variance"):
+            assert row.reading == rows.ETA_FROZEN and "frozen" in row.reading and not row.reading_dependent
+            assert row.reason == rows.ETA_ONE_READING and "no update variance" in row.reason
 
 
 @pytest.mark.parametrize("n_seeds", [5, 3])
@@ -639,3 +668,33 @@ def test_kuhn_records_seat_returns_equal_a_pyspiel_walk_against_the_uniform_oppo
         table = kuhn_batch.average[kuhn_batch.index(arm, int(seed))]
         policy = {k: list(v) for k, v in table_to_policy("kuhn", table).items()}
         assert record["seat_return"] == pytest.approx([seat_value(os_kuhn, policy, s) for s in (0, 1)], abs=MATCH)
+
+
+def test_the_closing_table_counts_each_paper_value_once_as_the_result_box_does(measured):
+    """The closing table on the values basis: the measured values are the section's result entries that have a
+    row (each once), by verdict; the checks likewise; the further printings are the section's entries that repeat
+    a counted entry's value (same_as, same printed value); the settings by status.  The result box's counts
+    sentence comes from the same rows."""
+    from collections import Counter
+
+    from oscc_core.chapters.transfer import findings, tables
+    from oscc_core.reporting import tally
+    kept = list(measured.values()) + rows.setting_rows(SEEDS5)
+    entries = claims.load_claims()
+    kind = {r.claim_id: entries[r.claim_id]["kind"] for r in kept}
+    frame = tables.tally_frame(tally.chapter_tally(findings.STEM, kept))
+    results = Counter(r.verdict for r in kept if kind[r.claim_id] == "result")
+    checks = Counter(r.verdict for r in kept if kind[r.claim_id] == "check")
+    ids = {r.claim_id for r in kept}
+    section = {c: e for c, e in entries.items() if e["section"] == "transfer"}
+    repeats = [c for c, e in section.items() if e.get("same_as") in ids and e["value"] == entries[e["same_as"]]["value"]]
+    missing = Counter(e["kind"] for c, e in section.items() if c not in ids and c not in repeats)
+    assert sum(results.values()) == 24 and sum(checks.values()) == 4
+    for verdict, n in results.items():
+        assert int(frame.loc["measured values", verdict]) == n, verdict
+    assert int(frame.loc["measured values", "total"]) == 24 + missing["result"]     # rows absent: not compared
+    assert int(frame.loc["checks", "total"]) == 4 + missing["check"]
+    assert int(frame.loc["further printings, not counted again", "total"]) == len(repeats) > 0
+    assert int(frame.loc["settings: adopted", "total"]) == 4
+    assert f"Measured values, each counted once: {24 + missing['result']} (" in tally.chapter_counts_text(
+        findings.STEM, kept)

@@ -193,3 +193,38 @@ def test_a_frozen_curve_is_a_plateau_only_below_the_threshold_rate():
 def test_a_study_of_one_budget_attributes_nothing():
     one = {1: {1000: 0.2}, 2: {1000: 0.3}, 3: {1000: 0.25}}
     assert "cannot say whether either curve plateaus" in findings.plateau_sentence(with_control(one, one), LITERAL)
+
+
+# ----- the control in the chapter's result box and landing bullets -------------------------------------------
+def test_the_result_box_says_the_transfer_plateau_comes_from_the_choices_frozen_on_leduc():
+    """Frozen flat at 0.05 x 100^-0.02 = 0.0456 at the largest budget, tuned falling to 0.05 x 100^-0.5 = 0.0050
+    (seed means; the scales' noise averages out), below the paper's 0.0109: the box and the landing bullet give
+    both numbers and the cause."""
+    box, landing = findings.control_sentence(with_control(power(0.05, 0.02), power(0.05, 0.5)))
+    assert "brings CP-GRPO to 0.0050 chips at 100,000 calls, below the paper's 0.0109" in box
+    assert "against the frozen operating point's 0.0456" in box and "lower on 3 of 3 seeds" in box
+    for text in (box, landing):
+        assert text.endswith("the transfer plateau comes from the choices frozen on Leduc, not from the learner")
+    assert "reaches 0.0050 chips" in landing
+
+
+def test_the_result_box_blames_the_learner_when_tuning_on_kuhn_does_not_lower_the_plateau():
+    box, landing = findings.control_sentence(with_control(power(0.05, 0.02),
+                                                          power(0.05, 0.02, (0.01, 0.04, -0.06))))
+    for text in (box, landing):
+        assert text.endswith("the plateau is the learner's on Kuhn, not the transfer's")
+        assert "frozen on Leduc, not" not in text
+    assert "above the paper's 0.0109" in box
+
+
+def test_a_study_without_the_control_has_no_control_sentence():
+    assert findings.control_sentence(study_of({"cp_grpo": power(0.05, 0.02)})) is None
+
+
+@pytest.mark.parametrize("frozen, tuned, lower, expected", [
+    (None, None, False, "one budget"), (0.25, 0.5, True, "no plateau"), (0.24, 0.25, True, "transfer"),
+    (0.24, 0.25, False, "transfer, unresolved"), (0.1, 0.1, True, "both"), (0.1, 0.1, False, "learner")])
+def test_the_cause_follows_the_rates_against_the_plateau_threshold_and_the_paired_difference(frozen, tuned, lower,
+                                                                                           expected):
+    assert findings.PLATEAU_RATE == 0.25
+    assert findings.cause(frozen, tuned, lower) == expected

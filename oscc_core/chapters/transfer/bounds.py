@@ -1,20 +1,24 @@
 """The bounds of the game's rules that the transfer section's paper numbers are held to, under each reading.
 
 A *reading* is what a printed number is taken to measure.  The paper prints
-one "player-0 value" and one "contrast variance" per arm without saying
-over what they are taken, so the readings the chapter can evaluate exactly
-are listed, in order of plausibility, each with the range the rules allow for
-it (`Bound`).  The combined verdict of a claim is that of the first reading in
-this order that is possible and compared (`Row.under_readings`): the order is
-part of the method.
+one "player-0 value" and one "contrast variance" per arm without saying in
+this table over what they are taken, so the readings the chapter can
+evaluate exactly are listed, each with the range the rules allow for it
+(`Bound`).  Where the paper's text elsewhere fixes the reading, that reading
+is the paper's (`PAPER_READING`, with the words that fix it) and gives the
+verdict when the readings disagree; the others are shown beside it
+(`Row.under_readings`).  A number is impossible under the rules only when it
+breaks the bound of every reading.
 
 player-0 value (chips; `value_bounds`)
-    1. the whole-game self-play value of player 0 (the book's reading):
+    1. the whole-game self-play value of player 0 (the solver chapter's reading):
        [v* - NashConv, v* + NashConv], v* player 0's equilibrium value
        (-1/18 in Kuhn, a CFR+ bracket in Leduc), NashConv the row's own;
-    2. a mean of player 0's self-play value over the paper's held-out roots
-       (its appendix aggregates its player value over held-out roots): a mean
-       over sampled private-card deals is bounded only by the largest pot
+    2. a mean of player 0's self-play value over the paper's held-out roots:
+       the paper's reading (`PAPER_READING`: its endpoint aggregates its
+       player value over 512 held-out roots per seed, and its transfer rows
+       use "the same held-out evaluation convention"); a mean over sampled
+       private-card deals is bounded only by the largest pot
        (`held_out_bound`);
     3. the checkpoint's value against the declared evaluation opponent
        (uniform), the mean of both seats (the evaluation's return), then in
@@ -25,19 +29,28 @@ player-0 value (chips; `value_bounds`)
        player 0's utilities, `pair_range`; no rule ties them to NashConv).
     Player 1's self-play value is not a reading of a column the paper names
     "player-0 value".
-contrast variance (chips^2, Kuhn; `contrast_bounds`)
-    1. the per-group budget-1 variance Var(R_Pass - R_Bet) at one decision
-       point (one reading per point, '' first: the root we measure), held to
-       the proved maximum of the arm's construction there
-       (`kuhn_facts.certified_maxima`);
-    2. a sample variance over n groups at one decision point: an estimate can
-       exceed the population maximum by chance, so the rules bound it only by
-       n / (n - 1) (range / 2)^2 with the range of the construction's contrast
-       (the largest over the four points).
-    Both are taken under every construction the paper's words allow for the
-    row (`ROW_CONSTRUCTIONS`: standard GRPO's group construction may or may
-    not share the opponent's card), the book's model first, so a contrast
-    variance is impossible only when it breaks every construction's bounds.
+contrast variance (chips^2; `contrast_bounds`)
+    1. the per-group budget-1 variance of R_check - R_bet pooled over every
+       decision point of the game with that contrast, each weighted by its
+       share of the decisions the checkpoint's hands reach (`pooled`): the
+       paper's reading (`PAPER_READING`).  A pooled variance adds the spread
+       of the points' mean contrasts to their mean variance, so no per-point
+       maximum bounds it: only the range of a budget-1 contrast does,
+       (range of returns)^2 (16 chips^2 in Kuhn);
+    2. the per-group budget-1 variance at one decision point (in Kuhn one
+       reading per point, '' first: the root our tables measure; in Leduc
+       the chapter's contrast root), held in Kuhn to the proved maximum of
+       the arm's construction there (`kuhn_facts.certified_maxima`), in Leduc
+       to the range bound;
+    3. in Kuhn, a sample variance over n groups at one decision point: an
+       estimate can exceed the population maximum by chance, so the rules
+       bound it only by n / (n - 1) (range / 2)^2 with the range of the
+       construction's contrast (the largest over the four points).
+    In Kuhn each is taken under every construction the paper's words allow
+    for the row (`ROW_CONSTRUCTIONS`: standard GRPO's group construction may
+    or may not share the opponent's card), the book's model first, so a
+    contrast variance is impossible only when it breaks every construction's
+    bounds.
 NashConv and exploitability have one reading each: 0 <= NashConv <= 2 x the
 largest |utility| and exploitability = NashConv / 2 of the same profile.
 
@@ -81,11 +94,21 @@ HELD_OUT_ROOTS_CLAIM = "learning_boundary.policy_solver.heldout_roots_per_seed"
 #: Reading texts (the decision-point readings are completed with the point, the held-out one with the count).
 SELF_PLAY = "whole-game self-play value of player 0"
 HELD_OUT = ("mean of player 0's self-play value over {roots:,} held-out roots per seed (private-card deals drawn "
-            "from the deal law)")
+            "from the deal law; the paper's reading)")
 VERSUS = ("value of the checkpoint against the uniform opponent, mean of both seats",
           "value of the checkpoint in seat 0 against the uniform opponent")
 PAIR = "self-play value of player 0 given one ordered private-card pair (the paper names none)"
 AT_ROOT = "per-group budget-1 variance at the decision point {root!r}"
+POOLED = ("per-group budget-1 variance pooled over every decision point with a check-bet contrast, each weighted by "
+          "its share of the decisions the checkpoint's hands reach (the paper's reading)")
+#: The reading the paper's text fixes for a column (the first element of its `Bound.key`), and the words that fix it.
+PAPER_READING = {"contrast_variance": "pooled", "player0_value": "held_out"}
+PAPER_READING_BASIS = {
+    "contrast_variance": ("the transfer table \"reports the same variance and quality fields as the in-environment "
+                          "table\", whose headline contrast variance is \"a weighted summary over all root IDs\""),
+    "player0_value": ("for the transfer rows \"the same observation schema and held-out evaluation convention are "
+                      "used\" as for the policy endpoint, whose value is taken over {roots:,} \"held-out roots per "
+                      "seed\"")}
 SAMPLED = "sample variance over {n:,} groups at one decision point"
 #: Appended to a contrast-variance reading of a row whose contrast the paper's words allow under several
 #: constructions.
@@ -100,11 +123,14 @@ CONSTRUCTION = ", {arm} construction"
 #: trajectory sampling": nothing shared beyond the root.
 ROW_CONSTRUCTIONS = {"cp_grpo_paired": ("full",), "independent": ("independent",),
                      "standard_grpo": ("root_only", "independent"), "standard_ppo": ("independent",)}
+#: The construction of the book's model per game and row (the learner arm's coupling).
+ROW_CONSTRUCTION = {"kuhn": kuhn_facts.ROW_ARM, "leduc": {"cp_grpo_paired": "full", "independent": "independent"}}
 NASH_CONV, EXPLOITABILITY = "whole-game NashConv of the profile", "exploitability of the profile (NashConv / 2)"
 #: A few words per reading (tables; at most `tables.NOTE_AFTER` characters), by the first element of its key.
 LABEL = {"self_play": "self-play, player 0", "held_out": "held-out roots", "versus_mean": "vs uniform, both seats",
          "versus_0": "vs uniform, seat 0", "pairs": "one card pair (rule check)", "root": "at {root!r}",
          "sampled": "sample of {n:,} groups", "groups": "{n:,} groups", "construction": ", {arm}",
+         "pooled": "pooled (all points)",
          "nash_conv": "NashConv", "exploitability": "NashConv / 2"}
 
 def breaks(paper: float, low: float, high: float, slack: float) -> bool:
@@ -211,9 +237,9 @@ def pair_hull(game: str) -> tuple[float, float]:
 
 
 def value_bounds(game: str, row: str) -> list[Bound]:
-    """The readings of the row's player-0 value with their ranges, in the order the combined verdict takes them:
-    whole-game self-play (the book's), a mean over held-out roots (the paper's appendix), against the uniform
-    opponent (both seats, then seat 0), one private-card pair (a rule check)."""
+    """The readings of the row's player-0 value with their ranges: whole-game self-play (the solver chapter's), a
+    mean over held-out roots (the paper's reading, `PAPER_READING`), against the uniform opponent (both seats, then
+    seat 0), one private-card pair (a rule check)."""
     base = f"measured_transfer.{game}.{row}"
     cid, quantity = f"{base}.player0_value", f"{game}, {ARM_OF_ROW[row]}: player0 value"
     v0, nc = (float(claims.claim(f"{base}.{k}")) for k in ("player0_value", "nashconv"))
@@ -267,17 +293,41 @@ def sampled_bound(arm: str, groups: int) -> float:
     return groups / (groups - 1) * spread
 
 
-def contrast_bounds(row: str, groups: int) -> list[Bound]:
-    """The readings of a Kuhn row's contrast variance with the largest value the rules allow, in the order the
-    combined verdict takes them: for each construction the paper's words allow for the row
-    (`ROW_CONSTRUCTIONS`, the book's model first), the per-group budget-1 variance at each decision point (''
-    first: the point our table measures), then a sample variance over `groups` groups.  The book's construction
-    has the keys ("root", point) and ("sampled",); another construction c has ("root", point, c) and
-    ("sampled", c).  Where a row allows several constructions, every reading names its construction."""
-    cid = f"measured_transfer.kuhn.{row}.contrast_variance"
-    quantity = f"kuhn, {ARM_OF_ROW[row]}: contrast variance"
-    rule = kuhn_facts.support_bounds(GAME)["contrast"]
+def pooled_bound(game: str, row: str, arm: str, slack: float, named: bool) -> Bound:
+    """The pooled reading of a row's contrast variance under the construction `arm`: the range bound only (a
+    mixture over decision points adds the spread of their mean contrasts, which no per-point maximum bounds)."""
+    cid, rule = f"measured_transfer.{game}.{row}.contrast_variance", kuhn_facts.support_bounds(game)["contrast"]
+    span = kuhn_facts.support_bounds(game)["range"]
+    support = ", ".join(f"{u:g}" for u in sorted(kuhn_facts.returns_support(game)))
+    own = arm == ROW_CONSTRUCTION[game][row]
+    return Bound(cid, f"{game}, {ARM_OF_ROW[row]}: contrast variance", POOLED + (CONSTRUCTION.format(arm=arm)
+                                                                               if named else ""),
+                 ("pooled",) if own else ("pooled", arm), 0.0, rule,
+                 f"Var(R_i - R_j) <= {rule:g} chips^2, the square of the range {span:g} of a budget-1 contrast "
+                 f"(returns in {{{support}}}): a variance pooled over decision points is a mixture, whose spread of "
+                 f"the points' mean contrasts no per-point maximum bounds", slack,
+                 label=LABEL["pooled"] + (LABEL["construction"].format(arm=arm) if named else ""))
+
+
+def contrast_bounds(row: str, groups: int, game: str = GAME, root: str = "") -> list[Bound]:
+    """The readings of a row's contrast variance with the largest value the rules allow.
+
+    Kuhn: for each construction the paper's words allow for the row (`ROW_CONSTRUCTIONS`, the book's model
+    first), the variance pooled over every decision point (the paper's reading, `pooled_bound`), the per-group
+    budget-1 variance at each decision point ('' first: the point our table measures), then a sample variance
+    over `groups` groups.  The book's construction has the keys ("pooled",), ("root", point) and ("sampled",);
+    another construction c has ("pooled", c), ("root", point, c) and ("sampled", c).  Where a row allows several
+    constructions, every reading names its construction.  Leduc: the pooled variance and the variance at the
+    chapter's contrast root `root`, both held to the range bound (no maximum is proved in Leduc)."""
+    cid = f"measured_transfer.{game}.{row}.contrast_variance"
+    quantity = f"{game}, {ARM_OF_ROW[row]}: contrast variance"
+    rule = kuhn_facts.support_bounds(game)["contrast"]
     slack = claims.printed_rounding(claims.claim(cid)) + FEASIBILITY_ROUNDING
+    if game != GAME:
+        return [pooled_bound(game, row, ROW_CONSTRUCTION[game][row], slack, False),
+                Bound(cid, quantity, AT_ROOT.format(root=root), ("root", root), 0.0, rule,
+                      f"Var(R_i - R_j) <= {rule:g} chips^2, the square of the range of a budget-1 contrast", slack,
+                      label=LABEL["root"].format(root=root))]
     proof = (f"branch and bound over every continuation policy with a multilinear upper bound, certified to "
              f"{kuhn_facts.CERT_TOL:g} chips^2")
     constructions = ROW_CONSTRUCTIONS[row]
@@ -286,12 +336,13 @@ def contrast_bounds(row: str, groups: int) -> list[Bound]:
     for k, arm in enumerate(constructions):
         alt = () if k == 0 else (arm,)
         suffix = CONSTRUCTION.format(arm=arm) if named else ""
-        for root, high in root_maxima(arm).items():
-            out.append(Bound(cid, quantity, AT_ROOT.format(root=root) + suffix, ("root", root, *alt), 0.0,
+        out.append(pooled_bound(game, row, arm, slack, named))
+        for point, high in root_maxima(arm).items():
+            out.append(Bound(cid, quantity, AT_ROOT.format(root=point) + suffix, ("root", point, *alt), 0.0,
                              min(rule, high),
                              f"Var(R_i - R_j) <= {high:.4f} chips^2, the proved maximum of the {arm} construction at "
-                             f"{root!r} ({proof}; the range of returns alone allows {rule:g})", slack, "proof",
-                             (LABEL["root"] + (LABEL["construction"] if named else "")).format(root=root, arm=arm)))
+                             f"{point!r} ({proof}; the range of returns alone allows {rule:g})", slack, "proof",
+                             (LABEL["root"] + (LABEL["construction"] if named else "")).format(root=point, arm=arm)))
         high = sampled_bound(arm, groups)
         out.append(Bound(cid, quantity, SAMPLED.format(n=groups) + suffix, ("sampled", *alt), 0.0, high,
                          f"a sample variance of {groups:,} values in a range of width w is at most n/(n-1) (w/2)^2 = "
@@ -318,24 +369,38 @@ def rule_bounds(game: str, row: str) -> list[Bound]:
                   r(ex) + r(nc) / 2 + FEASIBILITY_ROUNDING, label=LABEL["exploitability"])]
 
 
-def all_bounds(groups: int) -> dict[str, list[Bound]]:
-    """{claim id: its readings' bounds, in the listed order (the book's reading first)} for every checked number of
-    the section."""
+def all_bounds(groups: int, leduc_root: str = "") -> dict[str, list[Bound]]:
+    """{claim id: its readings' bounds, in the listed order} for every checked number of
+    the section; `leduc_root` is the Leduc decision point the chapter's contrast variances are measured at."""
     out: dict[str, list[Bound]] = {}
     for game, rows in ROWS.items():
         for row in rows:
             for b in rule_bounds(game, row) + value_bounds(game, row) + \
-                    (contrast_bounds(row, groups) if game == GAME else []):
+                    contrast_bounds(row, groups, game, "" if game == GAME else leduc_root):
                 out.setdefault(b.claim_id, []).append(b)
     return out
 
 
-def bound_table(groups: int) -> list[dict]:
+def bound_table(groups: int, leduc_root: str = "") -> list[dict]:
     """Every checked paper number under every reading: {claim_id, quantity, reading, label, key, paper, allowed,
     slack, bound, bound_kind, impossible} (the results file's record)."""
-    return [b.entry() for bounds in all_bounds(groups).values() for b in bounds]
+    return [b.entry() for bounds in all_bounds(groups, leduc_root).values() for b in bounds]
 
 
-def first_reading_flags(groups: int) -> dict[str, bool]:
-    """{claim id: whether the paper's value breaks the bound of the book's reading (the first listed)}."""
-    return {cid: bounds[0].impossible for cid, bounds in all_bounds(groups).items()}
+def paper_reading(bounds: list[Bound]) -> str | None:
+    """The column the paper's text fixes a reading for, when `bounds` are the readings of such a column (else
+    None): "contrast_variance" or "player0_value" (`PAPER_READING`)."""
+    column = bounds[0].claim_id.rsplit(".", 1)[1]
+    return column if column in PAPER_READING else None
+
+
+def paper_bounds(bounds: list[Bound]) -> list[Bound]:
+    """The readings among `bounds` that the paper's text fixes (`PAPER_READING`): one per construction the paper's
+    words allow for the row (the pooled reading under each), none for a column whose reading it leaves open."""
+    column = paper_reading(bounds)
+    return [] if column is None else [b for b in bounds if b.key[0] == PAPER_READING[column]]
+
+
+def paper_basis(column: str) -> str:
+    """The paper's words that fix the reading of `column` (`PAPER_READING_BASIS`)."""
+    return PAPER_READING_BASIS[column].format(roots=held_out_roots())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from oscc_core.chapters.transfer.bounds import AT_ROOT, POOLED, SELF_PLAY
 from oscc_core.chapters.transfer.study import claim_of
 from oscc_core.reporting import claims
 from oscc_core.reporting.findings import Findings
@@ -15,7 +16,7 @@ from oscc_core.reporting.rows import IMPOSSIBLE, Row
 from oscc_core.reporting.tally import chapter_counts_text, chapter_tally
 
 #: Verdicts a result row may have, in the order the sentences count them.
-COUNTED = (claims.REPRODUCED, claims.INCONCLUSIVE, claims.PARTLY, claims.NOT_REPRODUCED, IMPOSSIBLE)
+COUNTED = (claims.REPRODUCED, claims.INCONCLUSIVE, claims.PARTLY, claims.DEPENDS, claims.NOT_REPRODUCED, IMPOSSIBLE)
 
 
 STEM = "06_transfer"
@@ -29,9 +30,9 @@ def counts_text(rows: list[Row]) -> str:
     return ", ".join(f"{c[v]} {v}" for v in COUNTED if c[v]) or "none compared"
 
 
-def _item(row: Row, first_reading: dict) -> str:
-    """'<quantity> <ours> (paper <paper>)', with the reading where it is not the book's."""
-    reading = "" if row.reading in (None, first_reading.get(row.claim_id)) else f", read as the {row.reading}"
+def _item(row: Row, labels: dict) -> str:
+    """'<quantity> <ours> (paper <paper>)', with the reading where the verdict depends on it."""
+    reading = f", {labels.get(row.reading, row.reading)}" if row.reading_dependent and row.reading else ""
     return f"{row.quantity} {row.ours:.4g} (paper {claims.format_value(row.paper)}{reading})"
 
 
@@ -43,13 +44,12 @@ def _span(rows: list[Row], game: str, column: str, attr: str) -> str:
     return f"{min(xs):.3f} to {max(xs):.3f}"
 
 
-def _holds(measured: list[Row], ratios: list[Row], combined: dict, checkpoints: int) -> tuple[str, str]:
-    first = {cid: r.readings[0]["reading"] for cid, r in combined.items() if r.readings}
+def _holds(measured: list[Row], ratios: list[Row], checkpoints: int, labels: dict) -> tuple[str, str]:
     leaks = sum(r.ours for r in measured if r.claim_id.endswith(".leakage_violations"))
     found = [r for r in measured + ratios if r.verdict == claims.REPRODUCED and r.interval is not None]
     leak = (f"all {checkpoints} checkpoints of both games show no leakage violation, as the paper reports"
             if leaks == 0 else f"our checkpoints show {leaks} leakage violations where the paper reports none")
-    items = "; ".join(_item(r, first) for r in found)
+    items = "; ".join(_item(r, labels) for r in found)
     box = f"{leak[0].upper() + leak[1:]}; reproduced within our 95% intervals: {items or 'no other number'}."
     return box, f"Transfer: {leak}; {len(found)} further numbers reproduced within our 95% intervals."
 
@@ -62,30 +62,32 @@ def _does_not(measured: list[Row], ratios: list[Row]) -> tuple[str, str]:
                f"{_span(measured, 'leduc', 'exploitability', 'paper')}")
     ratio = (f"Leduc's paired variance ratio is {leduc.ours:.3f} (95% interval [{leduc.interval[0]:.3f}, "
              f"{leduc.interval[1]:.3f}]) against the paper's {claims.format_value(leduc.paper)} ({leduc.verdict})")
-    counts = counts_text(measured + ratios)
-    box = f"{exploit[0].upper() + exploit[1:]}; {ratio}; over the section's measured values: {counts}."
+    box = f"{exploit[0].upper() + exploit[1:]}; {ratio}."
     return box, f"Transfer: {exploit}; {ratio}."
 
 
-def _impossible(combined: dict, rule: dict, labels: dict) -> tuple[str, str]:
-    first = [cid for cid, r in combined.items() if r.readings and r.readings[0]["verdict"] == IMPOSSIBLE]
-    every = [cid for cid in first if combined[cid].verdict == IMPOSSIBLE]
-    rest = Counter(combined[cid].verdict for cid in first if cid not in every)
-    readings = sorted({labels.get(combined[cid].reading, combined[cid].reading) for cid in first if cid not in every})
-    n_contrast = sum(cid.endswith(".contrast_variance") for cid in first)
-    kinds = [f"{n_contrast} Kuhn contrast variances", f"{len(first) - n_contrast} player-0 values"]
-    others = (f"{len(rule)} NashConv or exploitability numbers break theirs" if rule else
-              "no NashConv or exploitability number breaks its bound")
-    head = (f"{len(first)} paper numbers ({' and '.join(kinds)}) break a bound of the rules under the book's "
-            f"reading of them, and {others}")
-    tail = (f"{len(every) or 'none'} of the {len(first)} {'stays' if len(every) < 2 else 'stay'} impossible under "
-            f"every reading and construction the chapter computes")
-    if rest:
-        tail += (f"; the other {len(first) - len(every)} take the verdict of the first possible reading in the "
-                 f"listed order (" + "; ".join(readings) + "): " + ", ".join(f"{n} {v}" for v, n in rest.items()))
+def _impossible(combined: dict, rule: dict, ratios: list[Row]) -> tuple[str, str]:
+    """Which paper numbers break a bound of the rules under some reading and under every one, and how the verdicts
+    that depend on the reading are decided (the reading the paper's text fixes, or none)."""
+    some = [cid for cid, r in combined.items() if any(x["verdict"] == IMPOSSIBLE for x in r.readings or ())]
+    every = [cid for cid in some if combined[cid].verdict == IMPOSSIBLE]
+    n_contrast = sum(cid.endswith(".contrast_variance") for cid in some)
+    kinds = [f"{n_contrast} contrast variances", f"{len(some) - n_contrast} player-0 values"]
+    others = (f"; {len(rule)} NashConv or exploitability numbers break theirs" if rule else
+              "; no NashConv or exploitability number breaks its bound")
+    dependent = [r for r in list(combined.values()) + [r for r in ratios if r.readings] if r.reading_dependent]
+    fixed = Counter(r.verdict for r in dependent if r.verdict != claims.DEPENDS)
+    still = sum(r.verdict == claims.DEPENDS for r in dependent)
+    head = (f"{len(some)} paper numbers ({' and '.join(kinds)}) break a bound of the rules under at least one "
+            f"reading, {len(every) or 'none'} under every reading and construction the chapter computes{others}")
+    tail = (f"{len(dependent)} verdicts depend on the reading; for {sum(fixed.values())} of them the paper's text "
+            f"fixes it (a contrast variance pooled over every decision point, player 0's value over held-out "
+            f"roots), which gives " + (", ".join(f"{n} {v}" for v, n in fixed.items()) or "none")
+            + (f", and {still} stay {claims.DEPENDS!r}" if still else ""))
     box = f"{head}; {tail}."
-    landing = (f"Transfer: {len(first)} paper numbers break a bound of the rules under the book's reading, "
-               f"{len(every) or 'none'} under every reading and construction the chapter computes.")
+    landing = (f"Transfer: {len(some)} paper numbers break a bound of the rules under some reading, "
+               f"{len(every) or 'none'} under every reading the chapter computes; {len(dependent)} verdicts depend "
+               f"on the reading, {sum(fixed.values())} decided by the reading the paper's text fixes.")
     return box, landing
 
 
@@ -117,24 +119,32 @@ def study_sentence(study: dict) -> tuple[str, str, bool]:
 
 
 def transfer_findings(measured: list[Row], ratios: list[Row], combined: dict, rule: dict,
-                      checkpoints: int, labels: dict | None = None, study: dict | None = None) -> Findings:
+                      checkpoints: int, labels: dict | None = None, study: dict | None = None,
+                      counted: list | None = None) -> Findings:
     """The result box (holds / does not hold / impossible or open) and three landing-page bullets.
 
     measured, ratios: the rows of tab:measured-transfer and tab:app-p1-transfer; combined: claim id -> the
-    row combining the readings in their listed order (`readings.claim_rows`); rule: claim id -> impossible
-    NashConv or exploitability row (`readings.rule_rows`); checkpoints: how many checkpoints were audited for
-    leakage; labels: reading text -> its few-word label (`readings.labels`); study: the converging learner's
-    Kuhn study (`study.reshape`), whose sentence joins the line it supports (holds or does not hold)."""
-    holds, does_not, impossible = (_holds(measured, ratios, combined, checkpoints), _does_not(measured, ratios),
-                                   _impossible(combined, rule, labels or {}))
+    row combining its readings (`readings.claim_rows`); rule: claim id -> impossible NashConv or exploitability
+    row (`readings.rule_rows`); checkpoints: how many checkpoints were audited for leakage; labels: reading text
+    -> its few-word label (`readings.labels`); study: the converging learner's Kuhn study (`study.reshape`, with
+    the Kuhn-tuned control under `kuhn_tuned.KEY`), whose sentence and the control's join the line they support
+    (holds or does not hold); counted: every row of the chapter, whose values the counts sentence counts
+    (`reporting.tally.chapter_tally`; default measured + ratios), the same rows as the closing table's."""
+    labels = labels or {}
+    holds, does_not, impossible = (_holds(measured, ratios, checkpoints, labels), _does_not(measured, ratios),
+                                   _impossible(combined, rule, ratios))
     if study is not None:
         text, short, supports = study_sentence(study)
+        control = control_sentence(study)
+        if control is not None:
+            text, short = f"{text}; {control[0]}", f"{short}; {control[1]}"
         line = holds if supports else does_not
         line = (f"{line[0][:-1]}; {text}.", f"{line[1][:-1]}; {short}.")
         holds, does_not = (line, does_not) if supports else (holds, line)
+    rows = list(measured) + list(ratios) if counted is None else list(counted)
     return Findings(box=(holds[0], does_not[0], impossible[0]),
                     landing=(holds[1], does_not[1], impossible[1]),
-                    counts=chapter_counts_text(STEM, list(measured) + list(ratios)))
+                    counts=chapter_counts_text(STEM, rows))
 
 
 # ----- sentences of the chapter's prose --------------------------------------------------------
@@ -142,38 +152,53 @@ def _ratio(rows: list[Row], label: str) -> Row:
     return next(r for r in rows if r.claim_id == f"app_transfer.{label}.variance_ratio")
 
 
+def _reading_of(row: Row, prefix: str) -> dict:
+    return next(x for x in row.readings if x["reading"].startswith(prefix))
+
+
 def ratio_sentence(ratios: list[Row], measured: list[Row]) -> str:
-    """The paired variance ratios of both games against the paper's, and the sizes behind the Kuhn ratio."""
+    """The paired variance ratios of both games against the paper's under the paper's reading (contrast variances
+    pooled over every decision point) and at the root '', and the sizes behind the Kuhn ratio."""
     kuhn, leduc = _ratio(ratios, "leduc_to_kuhn.paired"), _ratio(ratios, "leduc_to_leduc.paired")
 
     def said(r: Row) -> str:
-        return (f"{r.ours:.3f} (95% interval [{r.interval[0]:.3f}, {r.interval[1]:.3f}]) against the paper's "
-                f"{claims.format_value(r.paper)} ({r.verdict})")
+        pool, root = _reading_of(r, POOLED), _reading_of(r, AT_ROOT.format(root=""))
+        return (f"{pool['ours']:.3f} (95% interval [{pool['interval'][0]:.3f}, {pool['interval'][1]:.3f}]) pooled "
+                f"over every decision point, {pool['verdict']}, and {root['ours']:.3f} at the root '', "
+                f"{root['verdict']}, against the paper's {claims.format_value(r.paper)}; verdict {r.verdict}")
     sizes = {r.claim_id.split(".")[2]: r for r in measured if r.claim_id.startswith("measured_transfer.kuhn.")
              and r.claim_id.endswith(".contrast_variance") and r.claim_id.split(".")[2] in ("cp_grpo_paired",
                                                                                              "independent")}
-    at_root = {k: next(x for x in r.readings if x["reading"].endswith("''"))["ours"] / float(r.paper)
-               for k, r in sizes.items()}
+    times = {k: {w: _reading_of(r, prefix)["ours"] / float(r.paper) for w, prefix in
+                 (("pool", POOLED), ("root", AT_ROOT.format(root="")))} for k, r in sizes.items()}
     return (f"On Kuhn the paired variance ratio is {said(kuhn)}; on Leduc it is {said(leduc)}. Behind the Kuhn "
-            f"ratio, our contrast variances at the root '' are {at_root['cp_grpo_paired']:.2f} (CP-GRPO) and "
-            f"{at_root['independent']:.2f} (independent) times the paper's.")
+            f"ratio, our pooled contrast variances are {times['cp_grpo_paired']['pool']:.2f} (CP-GRPO) and "
+            f"{times['independent']['pool']:.2f} (independent) times the paper's, and those at the root '' "
+            f"{times['cp_grpo_paired']['root']:.2f} and {times['independent']['root']:.2f} times.")
 
 
 def impossibility_sentence(combined: dict, range_bound: float) -> str:
-    """Which paper numbers break a bound under the book's reading (player-0 values outside the band; Kuhn
-    contrast variances above the proved maximum at every decision point), and how many break the range bound."""
-    first = {cid: r for cid, r in combined.items() if r.readings and r.readings[0]["verdict"] == IMPOSSIBLE}
-    values = sorted({cid.split(".")[1].capitalize() for cid in first if cid.endswith(".player0_value")})
-    n_values = sum(cid.endswith(".player0_value") for cid in first)
-    contrast = [r for cid, r in combined.items() if cid.endswith(".contrast_variance")]
+    """Which paper numbers break a bound under which reading: player-0 values outside [v* - NashConv,
+    v* + NashConv] (the whole-game self-play reading), Kuhn contrast variances above the proved maximum at every
+    decision point, how many break the range bound, and what the pooled reading (bounded by the range alone)
+    leaves."""
+    def impossible_under(r: Row, prefix: str) -> bool:
+        return any(x["verdict"] == IMPOSSIBLE for x in r.readings if x["reading"].startswith(prefix))
+    values = [cid for cid, r in combined.items() if cid.endswith(".player0_value") and impossible_under(r, SELF_PLAY)]
+    games = sorted({cid.split(".")[1].capitalize() for cid in values})
+    contrast = [r for cid, r in combined.items() if cid.startswith("measured_transfer.kuhn.")
+                and cid.endswith(".contrast_variance")]
     every_root = [r for r in contrast if all(x["verdict"] == IMPOSSIBLE for x in r.readings
-                                             if x["reading"].startswith("per-group budget-1 variance at the decision"))]
+                                             if x["reading"].startswith(AT_ROOT.split("{")[0]))]
     over = sum(float(r.paper) > range_bound for r in contrast)
-    return (f"Under the book's reading {n_values} player-0 values ({' and '.join(values) or 'none'}) lie outside "
-            f"[v* - NashConv, v* + NashConv] for their rows' own NashConv, and {len(every_root)} of the "
-            f"{len(contrast)} Kuhn contrast variances exceed the proved maximum of their construction's per-group "
-            f"variance at every one of Kuhn's decision points; {over or 'none'} of them "
-            f"{'exceeds' if over < 2 else 'exceed'} the bound {range_bound:g} that the range of returns alone sets.")
+    pooled_ok = sum(not impossible_under(r, POOLED) for r in contrast)
+    return (f"Read as player 0's whole-game self-play value, {len(values)} player-0 values ({' and '.join(games) or 'none'}) "
+            f"lie outside [v* - NashConv, v* + NashConv] for their rows' own NashConv, and read at one decision "
+            f"point {len(every_root)} of the {len(contrast)} Kuhn contrast variances exceed the proved maximum of "
+            f"their construction's per-group variance at every one of Kuhn's decision points; "
+            f"{over or 'none'} of them {'exceeds' if over < 2 else 'exceed'} the bound {range_bound:g} that the "
+            f"range of returns alone sets, so pooled over every decision point, the paper's reading, "
+            f"{pooled_ok} of the {len(contrast)} are possible.")
 
 
 # ----- the Kuhn-tuned control: what causes the plateau -------------------------------------------
@@ -190,22 +215,77 @@ def _rate(r: float | None) -> str:
     return "" if r is None else f", falling as calls^-{r:.2f} over the last tenfold budget"
 
 
-def _cause(frozen_rate: float | None, tuned_rate: float | None, tuned_lower: bool) -> str:
-    """Which of transfer and learner the two studies' rates and their paired difference point to."""
+#: What the two studies point to (`cause`), as the chapter's paragraph says it and as the result box says it.
+CAUSES = {
+    "one budget": ("With a single budget the study cannot say whether either curve plateaus.",
+                   "with a single budget the study cannot say whether the frozen operating point plateaus"),
+    "no plateau": (f"The frozen operating point does not plateau here (it falls at least as fast as "
+                   f"calls^-{PLATEAU_RATE:g}), so there is no plateau to attribute.",
+                   "the frozen operating point does not plateau, so there is no plateau to attribute"),
+    "transfer": ("The plateau is the transfer's, not the learner's: tuned on Kuhn the same learner keeps falling and "
+                 "ends lower, so it is the choices frozen on Leduc that stop it.",
+                 "the transfer plateau comes from the choices frozen on Leduc, not from the learner"),
+    "transfer, unresolved": ("The plateau is the transfer's, not the learner's: tuned on Kuhn the same learner keeps "
+                             "falling, though it is not yet resolved lower at the largest budget, so it is the "
+                             "choices frozen on Leduc that stop it.",
+                             "the transfer plateau comes from the choices frozen on Leduc (the tuned control not yet "
+                             "resolved lower)"),
+    "both": ("Tuning on Kuhn lowers the plateau but does not remove it: part of it is the transfer's, and the rest "
+             "the learner's on Kuhn at any choice of the rule.",
+             "part of the plateau comes from the choices frozen on Leduc, the rest from the learner"),
+    "learner": ("Tuning on Kuhn does not lower it: the plateau is the learner's on Kuhn, not the transfer's; no "
+                "choice the rule can make converges further.",
+                "the plateau is the learner's on Kuhn, not the transfer's"),
+}
+
+
+def cause(frozen_rate: float | None, tuned_rate: float | None, tuned_lower: bool) -> str:
+    """Which of transfer and learner the two studies' rates (`kuhn_tuned.decade_rate`, against `PLATEAU_RATE`) and
+    whether the tuned control is resolved lower point to: a key of `CAUSES`."""
     if frozen_rate is None:
-        return "With a single budget the study cannot say whether either curve plateaus."
+        return "one budget"
     if frozen_rate >= PLATEAU_RATE:
-        return (f"The frozen operating point does not plateau here (it falls at least as fast as "
-                f"calls^-{PLATEAU_RATE:g}), so there is no plateau to attribute.")
+        return "no plateau"
     if tuned_rate >= PLATEAU_RATE:
-        return ("The plateau is the transfer's, not the learner's: tuned on Kuhn the same learner keeps falling"
-                + (" and ends lower" if tuned_lower else ", though it is not yet resolved lower at the largest budget")
-                + ", so it is the choices frozen on Leduc that stop it.")
-    if tuned_lower:
-        return ("Tuning on Kuhn lowers the plateau but does not remove it: part of it is the transfer's, and the rest "
-                "the learner's on Kuhn at any choice of the rule.")
-    return ("Tuning on Kuhn does not lower it: the plateau is the learner's on Kuhn, not the transfer's; no choice "
-            "the rule can make converges further.")
+        return "transfer" if tuned_lower else "transfer, unresolved"
+    return "both" if tuned_lower else "learner"
+
+
+def _control(study: dict) -> dict:
+    """The control beside the frozen study at the largest budget, for CP-GRPO: both means, the paired difference,
+    the rates and the cause."""
+    from oscc_core.chapters.transfer import kuhn_tuned
+
+    tuned, d = study[kuhn_tuned.KEY], study["design"]
+    top = max(int(b) for b in d["budgets"])
+    diff = kuhn_tuned.paired_difference(study, tuned, "cp_grpo", top)
+    rates = {name: kuhn_tuned.decade_rate(s, "cp_grpo") for name, s in (("frozen", study), ("tuned", tuned))}
+    mean = {name: s["summary"][str(top)]["arms"]["cp_grpo"]["exploitability_average"]["mean"]
+            for name, s in (("frozen", study), ("tuned", tuned))}
+    return {"tuned": tuned, "top": top, "diff": diff, "rates": rates, "mean": mean,
+            "cause": cause(rates["frozen"], rates["tuned"], diff["low"] > 0)}
+
+
+def control_sentence(study: dict) -> tuple[str, str] | None:
+    """The Kuhn-tuned control in one clause for the result box and one for the landing page: CP-GRPO's
+    exploitability at the largest budget tuned on Kuhn against the frozen operating point's, the paired
+    difference, against the paper's value, and the cause they point to (`CAUSES`); None without a control."""
+    from oscc_core.chapters.transfer import kuhn_tuned
+
+    if kuhn_tuned.KEY not in study:
+        return None
+    c = _control(study)
+    paper = float(claims.claim(claim_of("cp_grpo")))
+    tuned, frozen, diff, top = c["mean"]["tuned"], c["mean"]["frozen"], c["diff"], c["top"]
+    side = "below" if tuned < paper else "above"
+    box = (f"the Kuhn-tuned control (the same learner, its choices made by the same rule on Kuhn) brings CP-GRPO to "
+           f"{tuned:.4f} chips at {top:,} calls, {side} the paper's {claims.format_value(paper)}, against the frozen "
+           f"operating point's {frozen:.4f} (frozen minus tuned {_interval(diff)} chips, the tuned control lower "
+           f"on {diff['tuned_lower']} of {diff['n']} seeds): {CAUSES[c['cause']][1]}")
+    landing = (f"tuned on Kuhn the same learner reaches {tuned:.4f} chips ({side} the paper's "
+               f"{claims.format_value(paper)}; lower than frozen on {diff['tuned_lower']} of {diff['n']} seeds): "
+               f"{CAUSES[c['cause']][1]}")
+    return box, landing
 
 
 def plateau_sentence(study: dict, literal: dict) -> str:
@@ -216,11 +296,10 @@ def plateau_sentence(study: dict, literal: dict) -> str:
     all arms where the tuned control is resolved lower."""
     from oscc_core.chapters.transfer import kuhn_tuned
 
-    tuned, d = study[kuhn_tuned.KEY], study["design"]
-    top, base = max(int(b) for b in d["budgets"]), int(d["budget"])
+    c = _control(study)
+    tuned, top, base, rates = c["tuned"], c["top"], int(study["design"]["budget"]), c["rates"]
     diffs = {arm: kuhn_tuned.paired_difference(study, tuned, arm, top) for arm in study["runs"]}
     lower = [arm for arm, x in diffs.items() if x["low"] > 0]
-    rates = {name: kuhn_tuned.decade_rate(s, "cp_grpo") for name, s in (("frozen", study), ("tuned", tuned))}
 
     def at(s: dict, b: int) -> str:
         return f"{s['summary'][str(b)]['arms']['cp_grpo']['exploitability_average']['mean']:.4f}"
@@ -236,4 +315,4 @@ def plateau_sentence(study: dict, literal: dict) -> str:
         f"and the tuned one at {at(tuned, base)}.")
     arms = (f" Over the {len(diffs)} learned arms the Kuhn-tuned control is lower at the largest budget (paired, "
             f"95%) for {len(lower)}" + (f" ({', '.join(lower)})." if lower else "."))
-    return first + second + " " + _cause(rates["frozen"], rates["tuned"], cp["low"] > 0) + arms
+    return first + second + " " + CAUSES[c["cause"]][0] + arms

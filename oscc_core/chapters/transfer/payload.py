@@ -4,7 +4,8 @@ Keys (arms cp_grpo, independent, grpo, ppo; seeds as strings): operating_point.d
 converging.operating_point.digest and converging.summary.<budget> (the converging learner's Kuhn study, whose
 runs are in 06_transfer_study.json);
 kuhn.<arm>.<seed>.exploitability, .nash_conv, .player0_value, .contrast_variance_exact, .seat_return,
-.contrast_by_root, .root_values; leduc.<arm>.<seed>.exploitability; besides the structural facts (with every
+.contrast_by_root, .contrast_pooled (pooled over every decision point, the paper's reading), .pool_weights,
+.root_values; leduc.<arm>.<seed>.exploitability, .contrast_pooled; besides the structural facts (with every
 reading's bound), the selector, the checkpoints, the rows and the chapter's findings.
 """
 from __future__ import annotations

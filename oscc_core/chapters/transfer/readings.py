@@ -1,16 +1,19 @@
 """Our numbers under each reading of a paper quantity, and the one row per claim that combines them.
 
-`bounds` lists, for every player-0 value and Kuhn contrast variance of
-tab:measured-transfer, the readings of what the printed number may measure,
-in order of plausibility, and the range the rules allow under each.  Here
-each reading gets our value (seed mean and 95% interval over seeds of the same
-quantity, exact per checkpoint) and a verdict: impossible under the rules
-where the paper's value breaks that reading's bound, otherwise the verdict
-rule with the paper's ordering (cp_grpo best in the game) evaluated on that
-reading's values.  `Row.under_readings` keeps *impossible under the rules*
-only when every reading is impossible; otherwise the combined row takes the
-verdict of the first possible, compared reading in the listed order (never
-the most favourable of them), naming the impossible ones.
+`bounds` lists, for every player-0 value and contrast variance of
+tab:measured-transfer, the readings of what the printed number may measure
+and the range the rules allow under each.  Here each reading gets our value
+(seed mean and 95% interval over seeds of the same quantity, exact per
+checkpoint) and a verdict: impossible under the rules where the paper's value
+breaks that reading's bound, otherwise the verdict rule with the paper's
+ordering (cp_grpo best in the game) evaluated on that reading's values.
+`Row.under_readings` combines them: impossible only when every reading is;
+one verdict where the readings agree; where they disagree, the verdict of the
+reading the paper's text fixes (`bounds.PAPER_READING`: the pooled
+contrast variance, the mean over held-out roots), flagged as depending on the
+reading, or "depends on the reading" where the paper's text fixes none (a
+row whose paper readings, one per construction its words allow, disagree
+among themselves).
 
 Two readings have no per-seed number of their own:
 
@@ -27,10 +30,12 @@ Two readings have no per-seed number of their own:
 Per run the records need, besides the learners' evaluation (`summary`):
 `seat_return` [seat 0, seat 1] against the evaluation opponent (chips),
 `root_values` {"player0_value": player 0's self-play value given each private-
-card deal, `exact.evaluation.private_deals` order, chips} and in Kuhn
-`contrast_by_root` {decision point: exact contrast variance of the arm's
-construction with the checkpoint as continuation, chips^2} and
-`contrast_by_construction` {construction: the same under each coupling
+card deal, `exact.evaluation.private_deals` order, chips}, `contrast_by_root`
+{decision point: exact contrast variance of the arm's construction with the
+checkpoint as continuation, chips^2} (in Kuhn every point, in Leduc the
+chapter's contrast root), `contrast_pooled` (the same pooled over every
+decision point, `pooled`), and in Kuhn `contrast_by_construction` and
+`contrast_pooled_by_construction` {construction: the same under each coupling
 construction}, for the readings that take the contrast under another
 construction the paper's words allow (`bounds.ROW_CONSTRUCTIONS`); there the
 other arms keep their own construction in the ordering, and the sample
@@ -42,12 +47,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from oscc_core.chapters.transfer import kuhn_facts
+from oscc_core.chapters.transfer import bounds as _bounds
+from oscc_core.chapters.transfer import kuhn_facts, pooled
 from oscc_core.chapters.transfer.bounds import ARM_OF_ROW, GAME, Bound, all_bounds, held_out_roots
 from oscc_core.exact.arm_moments import arm_moments
 from oscc_core.exact.evaluation import root_values
 from oscc_core.learning.arms import get_learner_arm
-from oscc_core.method.stats import held_out_interval, log_t_interval, t_interval
+from oscc_core.method.stats import contrast_pair, held_out_interval, log_t_interval, t_interval
 from oscc_core.policy import table_to_policy
 from oscc_core.reporting.claims import Relation
 from oscc_core.reporting.rows import IMPOSSIBLE, Row
@@ -57,16 +63,24 @@ COLUMNS = {"player0_value": "high", "contrast_variance": "low"}
 
 
 # ----- per-run quantities ------------------------------------------------------------------
-def run_quantities(game: str, arm: str, table: np.ndarray, evaluation) -> dict:
-    """The quantities one run adds for the readings (see the module docstring)."""
+def run_quantities(game: str, arm: str, table: np.ndarray, evaluation, root: str = "") -> dict:
+    """The quantities one run adds for the readings (see the module docstring); `root` is the decision point the
+    chapter measures a Leduc contrast at (Kuhn: every decision point)."""
     out = {"seat_return": [float(s.whole) for s in evaluation.versus.seat_return],
            "root_values": {"player0_value": [float(x) for x in root_values(game, table[None])[0]]}}
+    policy, coupling = table_to_policy(game, table), get_learner_arm(arm).coupling_arm
     if game == GAME:
-        policy, coupling = table_to_policy(game, table), get_learner_arm(arm).coupling_arm
-        moments = {root: arm_moments(game, root, policy) for root in kuhn_facts.KUHN_ROOTS}
-        out["contrast_by_root"] = {root: m[coupling].contrast_var(0, 1) for root, m in moments.items()}
-        out["contrast_by_construction"] = {c: {root: m[c].contrast_var(0, 1) for root, m in moments.items()}
+        moments = {r: arm_moments(game, r, policy) for r in kuhn_facts.KUHN_ROOTS}
+        out["contrast_by_root"] = {r: m[coupling].contrast_var(0, 1) for r, m in moments.items()}
+        out["contrast_by_construction"] = {c: {r: m[c].contrast_var(0, 1) for r, m in moments.items()}
                                            for c in kuhn_facts.ARMS}
+        out["contrast_pooled_by_construction"] = pooled.pooled_contrast(game, table, kuhn_facts.ARMS)
+        out["contrast_pooled"] = out["contrast_pooled_by_construction"][coupling]
+    else:
+        m = arm_moments(game, root, policy)[coupling]
+        out["contrast_by_root"] = {root: m.contrast_var(*contrast_pair(m.actions))}
+        out["contrast_pooled"] = pooled.pooled_contrast(game, table, (coupling,))[coupling]
+    out["pool_weights"] = pooled.pool_weights(game, table)
     return out
 
 
@@ -82,6 +96,8 @@ def reading_value(record: dict, key: tuple) -> float:
         if len(key) > 2:                     # another construction than the arm's own: its exact value
             return record["contrast_by_construction"][key[2]][arg]
         return record["contrast_by_root"][arg]
+    if kind == "pooled":
+        return record["contrast_pooled"] if arg is None else record["contrast_pooled_by_construction"][arg]
     if kind == "sampled":
         if arg is not None:                  # another construction: the expectation of its sample variance at ''
             return record["contrast_by_construction"][arg][kuhn_facts.KUHN_ROOTS[0]]
@@ -197,32 +213,42 @@ def construction_of(key: tuple) -> str | None:
     """The construction a contrast-variance reading names when it is not the arm's own, else None."""
     if key[0] == "root" and len(key) > 2:
         return key[2]
-    if key[0] == "sampled" and len(key) > 1:
+    if key[0] in ("sampled", "pooled") and len(key) > 1:
         return key[1]
     return None
 
 
 def own_key(key: tuple) -> tuple:
     """The same reading under each arm's own construction."""
-    return key[:2] if key[0] == "root" else key[:1] if key[0] == "sampled" else key
+    return key[:2] if key[0] == "root" else key[:1] if key[0] in ("sampled", "pooled") else key
 
 
-def claim_rows(game: str, records: dict, groups: int) -> dict[str, Row]:
-    """{claim id: the row combining its readings in the listed order (`Row.under_readings`: the first possible,
-    compared reading gives the verdict)} for the player-0 values (and, in Kuhn, the contrast variances) of the
-    game's rows of tab:measured-transfer."""
+def combined_row(bounds: list[Bound], rows: list[Row]) -> Row:
+    """One claim's row from its readings' rows (`Row.under_readings`): where the paper's text fixes the reading
+    (`bounds.paper_bounds`: one reading per construction its words allow) and those readings agree, their
+    verdict decides; where they disagree among themselves, the paper fixes no single reading and the row
+    depends on the reading."""
+    paper = {b.reading for b in _bounds.paper_bounds(bounds)}
+    fixed = [r for r in rows if r.reading in paper]
+    chosen = fixed[0].reading if fixed and len({r.verdict for r in fixed}) == 1 else None
+    return Row.under_readings(rows, paper_reading=chosen)
+
+
+def claim_rows(game: str, records: dict, groups: int, leduc_root: str = "") -> dict[str, Row]:
+    """{claim id: the row combining its readings (`combined_row`)} for the player-0 values and the contrast
+    variances of the game's rows of tab:measured-transfer."""
     out = {}
-    for cid, bounds in all_bounds(groups).items():
+    for cid, bounds in all_bounds(groups, leduc_root).items():
         _, g, row, column = cid.split(".")
         if g == game and column in COLUMNS and ARM_OF_ROW[row] in records:
-            out[cid] = Row.under_readings([reading_row(b, records, row, column) for b in bounds])
+            out[cid] = combined_row(bounds, [reading_row(b, records, row, column) for b in bounds])
     return out
 
 
-def rule_rows(game: str, records: dict, groups: int) -> dict[str, Row]:
+def rule_rows(game: str, records: dict, groups: int, leduc_root: str = "") -> dict[str, Row]:
     """{claim id: impossible row} for the NashConv and exploitability numbers that break their one bound."""
     out = {}
-    for cid, bounds in all_bounds(groups).items():
+    for cid, bounds in all_bounds(groups, leduc_root).items():
         _, g, row, column = cid.split(".")
         if g == game and column not in COLUMNS and bounds[0].impossible and ARM_OF_ROW[row] in records:
             iv = seed_interval(list(seed_values(records, bounds[0].key)[ARM_OF_ROW[row]].values()))
@@ -230,17 +256,19 @@ def rule_rows(game: str, records: dict, groups: int) -> dict[str, Row]:
     return out
 
 
-def labels(groups: int) -> dict[str, str]:
+def labels(groups: int, leduc_root: str = "") -> dict[str, str]:
     """{reading text: its few-word label} of every reading of the section (tables show the label)."""
-    return {b.reading: b.label for bs in all_bounds(groups).values() for b in bs}
+    return {b.reading: b.label for bs in all_bounds(groups, leduc_root).values() for b in bs}
 
 
 def summary(rows: dict[str, Row]) -> list[dict]:
-    """Per combined claim: its verdict, the reading it comes from, and how many readings are impossible."""
+    """Per combined claim: its verdict, the reading it comes from, whether it depends on the reading, and how many
+    readings are impossible."""
     out = []
     for cid, r in rows.items():
         listed = r.readings or ()
         out.append({"claim id": cid, "verdict": r.verdict, "reading": r.reading,
+                    "reading dependent": r.reading_dependent,
                     "impossible readings": sum(x["verdict"] == IMPOSSIBLE for x in listed),
                     "readings": len(listed)})
     return out

@@ -59,15 +59,16 @@ def game_records(p, op: OperatingPoint, game: str, batch, root: str, leakage) ->
     records = summary.run_records(batch, evaluations, last, update, contrast)
     for r, run in enumerate(batch.runs):
         record = records[run.arm][str(run.seed)]
-        record.update(readings.run_quantities(game, run.arm, batch.average[r], evaluations[r]))
+        record.update(readings.run_quantities(game, run.arm, batch.average[r], evaluations[r], root))
         record["leakage"] = leakage(game, batch.average[r])
     return records
 
 
-def variance_ratios(records: dict, arm: str) -> np.ndarray:
-    """Per seed (in the arm's seed order): its exact contrast variance over the independent arm's on the same
-    seed (unitless); seeds are matched by name."""
-    key, independent = "contrast_variance_exact", records["independent"]
+def variance_ratios(records: dict, arm: str, key: str = "contrast_variance_exact") -> np.ndarray:
+    """Per seed (in the arm's seed order): its exact contrast variance (record `key`: at the chapter's root, or
+    "contrast_pooled", pooled over every decision point) over the independent arm's on the same seed (unitless);
+    seeds are matched by name."""
+    independent = records["independent"]
     return np.array([rec[key] / independent[seed][key] for seed, rec in records[arm].items()])
 
 

@@ -18,7 +18,8 @@ from oscc_core.reporting.tables import comparison_frame, round_frame
 EVERY_READING, EVERY_BOUND = "every reading", "outside every reading's range"
 CHECK_TOLERANCE = 1e-9       # chips: ours and pyspiel's exploitability of a saved checkpoint agree below this
 
-COLUMNS = {"contrast_variance_exact": "contrast var. (exact)", "contrast_variance_sampled": "contrast var. (sampled)",
+COLUMNS = {"contrast_pooled": "contrast var. (pooled)", "contrast_variance_exact": "contrast var. (root, exact)",
+           "contrast_variance_sampled": "contrast var. (root, sampled)",
            "update_variance": "update var.", "player0_value": "value", "nash_conv": "NashConv",
            "exploitability": "exploit.", "task_success": "success", "mean_return": "return"}
 
@@ -81,17 +82,19 @@ def game_table(records: dict):
 
 def ratio_table(leduc: dict, kuhn: dict):
     """Per game and arm: the variance ratio as the paper forms it (the arm's contrast variance at its own
-    checkpoint over the independent arm's at the independent arm's checkpoint, per seed; mean, min, max) and,
-    beside it, the same-checkpoint ratio (the arm's construction over the independent construction, both at
-    the arm's own checkpoint), which isolates the coupling from the difference between the policies."""
+    checkpoint over the independent arm's at the independent arm's checkpoint, per seed; mean, min, max) with the
+    contrast variances pooled over every decision point (the paper's reading) and at the chapter's root and,
+    beside them, the same-checkpoint ratio at the root (the arm's construction over the independent construction,
+    both at the arm's own checkpoint), which isolates the coupling from the difference between the policies."""
     out = []
     for game, records in (("leduc", leduc), ("kuhn", kuhn)):
         for arm in records:
-            r = variance_ratios(records, arm)
+            pool, r = variance_ratios(records, arm, "contrast_pooled"), variance_ratios(records, arm)
             same = summary.values(records, arm, "contrast_variance_exact") / summary.values(
                 records, arm, "contrast_variance_independent_exact")
-            out.append({"game": game, "arm": arm, "ratio (mean)": float(r.mean()), "min": float(r.min()),
-                        "max": float(r.max()), "same-checkpoint ratio (mean)": float(same.mean())})
+            out.append({"game": game, "arm": arm, "pooled ratio (mean)": float(pool.mean()), "pooled min":
+                        float(pool.min()), "pooled max": float(pool.max()), "ratio at the root (mean)":
+                        float(r.mean()), "same-checkpoint ratio at the root (mean)": float(same.mean())})
     return _frame(out, ["game", "arm"])
 
 
@@ -175,12 +178,42 @@ def readings_frame(rows: dict, entries: list[dict]):
 
 
 def readings_summary(rows: dict, labels: dict):
-    """Per reading-open claim: how many of its readings the paper's value is impossible under, and the verdict
-    with the reading it comes from (the first possible, compared reading in the listed order)."""
+    """Per reading-open claim: how many of its readings the paper's value is impossible under, the verdict, the
+    reading it comes from (the paper's where its text fixes one) and whether it depends on the reading."""
     out = [{"claim id": cid, "readings": len(row.readings or ()),
             "impossible under": sum(r["verdict"] == IMPOSSIBLE for r in row.readings or ()),
-            "verdict": row.verdict, "from the reading": _shown(row, labels).reading} for cid, row in rows.items()]
+            "verdict": row.verdict, "from the reading": _shown(row, labels).reading,
+            "depends on the reading": "yes" if row.reading_dependent else "no"} for cid, row in rows.items()]
     return _frame(out, "claim id")
+
+
+#: The classes of values the closing table counts (`reporting.tally`), as its rows name them.
+TALLY_CLASSES = {"measurements": "measured values", "checks": "checks", "intervals": "the paper's intervals",
+                 "by construction": "true by construction"}
+
+
+def tally_frame(counted: dict):
+    """The chapter's closing verdict counts on the values basis (`reporting.tally.chapter_tally`: each paper value
+    once, however often printed), the same counts as its result box: one row per class of values by verdict, then
+    the values whose verdict depends on the reading, the orderings judged for values not compared in size, the
+    further printings and the settings by status ("—": does not apply)."""
+    verdicts = [v for v in claims.VERDICTS if any(counted[c][v] for c in TALLY_CLASSES)]
+    out = []
+    for key, label in TALLY_CLASSES.items():
+        n = sum(counted[key].values())
+        if n or key == "measurements":
+            out.append({"values": label, **{v: counted[key][v] for v in verdicts}, "total": n})
+    blank = {v: "—" for v in verdicts}
+    out.append({"values": "of these, depend on the reading", **blank, "total": counted["reading dependent"]})
+    orderings = counted.get("orderings") or {}
+    if sum(orderings.values()):
+        out.append({"values": "orderings of values not compared in size",
+                    **{v: orderings.get(v, "—") for v in verdicts}, "total": sum(orderings.values())})
+    out.append({"values": "further printings, not counted again", **blank, "total": counted["printings"]})
+    for status, n in counted["settings"].items():
+        out.append({"values": f"settings: {status}", **blank, "total": n})
+    frame = _frame(out, "values")
+    return frame.astype(str)
 
 
 def selector_frame(default: dict, large: dict):
