@@ -414,6 +414,15 @@ def test_the_papers_smallest_and_largest_seed_ratio_are_printings_of_its_seed_23
         assert row.paper == claims.claim(text)
 
 
+def test_the_seed_relation_is_decided_on_each_seeds_own_estimates_not_on_the_exact_values():
+    # the exact variances (20 < 40) are the same at every seed; seed 31's own estimates reverse them (42 > 40):
+    # the paper's "paired below independent in every seed" speaks of each seed's sample, so it fails
+    audits = seed_pairs([40.0] * 5)
+    audits[31] = _Pair(Estimate(42.0, 41.5, 42.5, 20.0, 0.25), Estimate(40.0, 39.5, 40.5, 40.0, 0.25),
+                       ratio=Estimate(1.05, 1.04, 1.06, 0.5, 0.005))
+    assert seed_precision.every_seed("paired_variance", audits).holds is False
+
+
 # --- the ordering of the arms, resolved by paired differences -----------------------------------
 
 def constructed_arms(values: dict, noise: dict | None = None, covariances: dict | None = None,

@@ -120,3 +120,23 @@ def test_the_box_counts_the_values_compared_in_size_apart_from_those_not_compare
     rows = [main_row(), Row.compare("m", "main.cp_grpo_paired.variance", 18.0, 17.0, 19.0)]
     n = findings.verdict_counts({"t": verdicts.Page().add(rows)})
     assert n == {claims.PARTLY: 1, claims.REPRODUCED: 1}     # the section's rowless entries are not compared: left out
+
+
+def test_the_main_tables_paired_below_independent_is_decided_on_the_exact_variances():
+    from oscc_core.chapters.covariance import headline
+
+    # estimates: full 30 < independent 48.9 (a reduction); exact values: full 50 > independent 48.9
+    audit = two_branch_audit({"independent": 48.9, "full": 30.0})
+    audit.exact["full"] = Moments("full", ["Call", "Raise"], np.zeros(2), np.diag([25.0, 25.0]))
+    rows = {r.claim_id: r for r in headline.estimate_rows(audit)}
+    for cid in ("main.independent.variance", "main.cp_grpo_paired.variance"):
+        assert (rows[cid].relation_holds, rows[cid].relation_resolved) == (False, None)
+        assert rows[cid].verdict == claims.NOT_REPRODUCED
+
+
+def test_the_box_line_counts_only_the_values_compared_in_size():
+    audit = two_branch_audit({"independent": 48.9, "full": 37.5})
+    rows = verdicts.Page().add([main_row(), Row.compare("m", "main.cp_grpo_paired.variance", 18.0, 17.0, 19.0)])
+    line = findings.does_not_hold_line(audit, {"fixed_root": rows})
+    assert "of 2 measured values compared with the paper's" in line
+    assert "1 are partly" in line and "1 reproduced" in line
