@@ -67,7 +67,8 @@ def ordering_sentence(audit) -> str:
         return f"keep the paper's order, independent > root-only > continuation-only > full, exactly ({mc})"
     values = {a: audit.contrast_var(a).exact for a in PAPER_ARMS}
     ours = " > ".join(sorted(values, key=values.get, reverse=True)).replace("_", "-")
-    return f"do not keep the paper's order (independent > root-only > continuation-only > full): exactly, ours is {ours}"
+    return (f"do not keep the paper's order (independent > root-only > continuation-only > full): exactly, ours is "
+            f"{ours}")
 
 
 def namespace_relation(audit) -> Relation:

@@ -114,7 +114,8 @@ def hypothesis_values(mixed) -> dict:
 def hypothesis_sentence(mixed, root: str) -> str:
     """The hypothesis about how the paper may have built its headline, with its caveat."""
     h = hypothesis_values(mixed)
-    return (f"A hypothesis about how the paper may have built its headline: with the independent arm under the {h['independent_under']} continuation "
+    return (f"A hypothesis about how the paper may have built its headline: with the independent arm under the "
+            f"{h['independent_under']} continuation "
             f"and the coupled arms under {h['coupled_under']}, the exact variances at root {root!r} are "
             f"{h['independent']:.2f} and {h['full']:.2f} chips², a {h['reduction']:.1f}% reduction, close to the "
             f"paper's {h['paper_reduction']}%; we found this mismatch by searching for the paper's number, it would "
