@@ -163,15 +163,17 @@ def test_equivalence_is_declared_only_when_the_90_percent_interval_lies_inside_t
 
 @pytest.mark.parametrize("low, high, verdict", [
     (-0.04, 0.04, claims.REPRODUCED),         # the paper's 0.02049 lies in the 95% interval [-0.038, 0.038]
-    (-0.06, 0.06, claims.INCONCLUSIVE),       # it does, but the interval [-0.057, 0.057] leaves the margin 0.05
-    (-0.04, 0.01, claims.PARTLY),             # interval excludes it, but the branch is equivalent
-    (0.03, 0.20, claims.NOT_REPRODUCED),      # excludes it and is not equivalent at 0.05
+    (-0.06, 0.06, claims.REPRODUCED),         # it does; the interval leaves the margin, but the exact difference is 0
+    (-0.04, 0.01, claims.NOT_REPRODUCED),     # interval excludes it; equivalence holds by construction: never partly
+    (0.03, 0.20, claims.NOT_REPRODUCED),      # excludes it
 ])
 def test_equivalence_row_verdict_on_constructed_intervals(low, high, verdict):
+    # the rows decide "equivalent" on the exact difference, 0 by construction of the coupling
     assert claims.claim("marginal_equivalence.check.mean_difference") == pytest.approx(0.02049)
     rows, _ = equivalence.equivalence_rows(constructed_audit(np.linspace(low, high, 1001)), 0.05)
     assert rows[0]["quantity"].startswith("check (Call)")
     assert rows[0]["verdict"] == verdict
+    assert rows[0]["relation by construction"] is True
 
 
 def test_equivalence_rows_at_a_three_action_root_have_no_paper_value():
@@ -249,26 +251,29 @@ class _Pair:
 
 
 @pytest.mark.parametrize("full_by_class, verdict", [
-    ((30.0, 19.0, 30.0), claims.REPRODUCED),       # 19.0247 lies in Q's interval [18.5, 19.5]
-    ((19.0, 30.0, 19.0), claims.PARTLY),           # in J's and K's only: Q, the declared reading, decides
-    ((30.0, 25.0, 45.0), claims.PARTLY),           # in no interval; Q keeps paired < independent (40)
-    ((45.0, 45.0, 30.0), claims.NOT_REPRODUCED),   # Q breaks the direction, whatever K does
+    ((19.0, 19.0, 19.0), claims.REPRODUCED),       # 19.0247 lies in every class's interval [18.5, 19.5]
+    ((30.0, 25.0, 35.0), claims.PARTLY),           # in no interval; every class keeps paired < independent (40)
+    ((45.0, 45.0, 45.0), claims.NOT_REPRODUCED),   # every class breaks the direction
+    ((30.0, 19.0, 30.0), claims.DEPENDS),          # in Q's interval only: the paper does not say which cards
+    ((19.0, 30.0, 19.0), claims.DEPENDS),          # in J's and K's only
+    ((30.0, 25.0, 45.0), claims.DEPENDS),          # Q and J partly, K breaks the direction
 ])
-def test_private_card_a_takes_the_verdict_of_its_declared_reading_the_middle_card(full_by_class, verdict):
+def test_private_card_a_agrees_under_every_card_reading_or_depends_on_the_reading(full_by_class, verdict):
     assert claims.claim("strata.private_card_a.paired_variance") == pytest.approx(19.0247)
     card = {label: _Pair(est(v), est(40.0)) for label, v in zip("JQK", full_by_class)}
     row = strata.class_range_row("a", "paired_variance", "paired variance", card)
     assert (row["verdict"], row["reading"]) == (verdict, "own card Q")
+    assert bool(row.reading_dependent) == (verdict == claims.DEPENDS)
     assert [r["reading"] for r in row.readings] == ["own card Q", "own card J", "own card K"]
     assert [r["ours"] for r in row.readings] == [full_by_class[1], full_by_class[0], full_by_class[2]]
 
 
 @pytest.mark.parametrize("full_by_class, verdict", [
-    ((30.0, 30.0, 18.0), claims.REPRODUCED),       # 17.8365 lies in K's interval [17.5, 18.5]
-    ((18.0, 18.0, 30.0), claims.PARTLY),           # in J's and Q's only: K, the declared reading, decides
-    ((18.0, 18.0, 45.0), claims.NOT_REPRODUCED),   # K breaks the direction (45 > 40), whatever J and Q do
+    ((18.0, 18.0, 18.0), claims.REPRODUCED),       # 17.8365 lies in every class's interval [17.5, 18.5]
+    ((30.0, 30.0, 18.0), claims.DEPENDS),          # in K's interval only
+    ((18.0, 18.0, 45.0), claims.DEPENDS),          # K breaks the direction (45 > 40), J and Q reproduce
 ])
-def test_private_card_b_takes_the_verdict_of_its_declared_reading_the_strongest_card(full_by_class, verdict):
+def test_private_card_b_agrees_under_every_card_reading_or_depends_on_the_reading(full_by_class, verdict):
     assert claims.claim("strata.private_card_b.paired_variance") == pytest.approx(17.8365)
     card = {label: _Pair(est(v), est(40.0)) for label, v in zip("JQK", full_by_class)}
     row = strata.class_range_row("b", "paired_variance", "paired variance", card)
@@ -317,17 +322,32 @@ def test_a_variance_whose_interval_reaches_zero_is_inconclusive_even_with_the_pa
 
 
 @pytest.mark.parametrize("ratio, resolved", [((0.5, 0.4, 0.6), True), ((0.9, 0.8, 1.05), False)])
-def test_paired_below_independent_is_resolved_only_when_the_ratio_interval_lies_below_one(ratio, resolved):
+def test_on_estimates_paired_below_independent_is_resolved_only_when_the_ratio_interval_lies_below_one(ratio,
+                                                                                                       resolved):
     a = _Pair(est(20.0), est(40.0), ratio=Estimate(*ratio, ratio[0], 0.05))
-    rel = pair_rows.pair_relation("paired_variance", a)
+    rel = pair_rows.pair_relation("paired_variance", a, exact=False)
     assert (rel.holds, rel.resolved) == (True, resolved)
 
 
-@pytest.mark.parametrize("interval, verdict", [((10.0, 12.0), claims.REPRODUCED), ((-0.5, 12.0), claims.INCONCLUSIVE)])
-def test_a_covariance_whose_interval_reaches_below_zero_does_not_resolve_covariance_above_zero(interval, verdict):
-    # the paper's budget-1 covariance 11.3236 lies in both intervals; only the first lies above 0
+@pytest.mark.parametrize("full_exact, holds", [(39.0, True), (41.0, False)])
+def test_paired_below_independent_is_decided_on_the_exact_values_whatever_the_estimates_say(full_exact, holds):
+    # estimates 20 < 40 with a ratio interval reaching above 1; the exact values alone decide, with no interval
+    a = _Pair(Estimate(20.0, 19.0, 21.0, full_exact, 0.5), Estimate(40.0, 39.0, 41.0, 40.0, 0.5),
+              ratio=Estimate(0.9, 0.8, 1.05, full_exact / 40.0, 0.05))
+    for q in ("paired_variance", "independent_variance"):
+        rel = pair_rows.pair_relation(q, a)
+        assert (rel.holds, rel.resolved) == (holds, None)
+    ratio = pair_rows.pair_relation("variance_ratio", a)
+    assert (ratio.holds, ratio.resolved) == (holds, None)
+
+
+@pytest.mark.parametrize("interval, exact, verdict", [((10.0, 12.0), 11.0, claims.REPRODUCED),
+                                                      ((-0.5, 12.0), 11.0, claims.REPRODUCED),
+                                                      ((-0.5, 12.0), -0.1, claims.INCONCLUSIVE)])
+def test_covariance_above_zero_is_decided_on_the_exact_covariance_not_on_our_interval(interval, exact, verdict):
+    # the paper's budget-1 covariance 11.3236 lies in every interval; the exact covariance decides "> 0"
     assert claims.claim("root_budget.private_card_group_a.covariance") == pytest.approx(11.3236)
-    a = _Pair(est(20.0), est(40.0), cov=Estimate(11.0, *interval, 11.0, 1.0))
+    a = _Pair(est(20.0), est(40.0), cov=Estimate(11.0, *interval, exact, 1.0))
     cov = next(r for r in budget.budget_rows({1: a}) if r["claim id"] == "root_budget.private_card_group_a.covariance")
     assert cov["verdict"] == verdict
 
@@ -343,7 +363,8 @@ def test_a_paper_seed_is_compared_with_the_prediction_interval_over_our_seeds_no
     seeds = (13, 17, 23, 29, 31)
     audits = {s: _Pair(est(16.0 + 2 * i), est(40.0), ratio=Estimate(0.5, 0.45, 0.55, 0.5, 0.01))
               for i, s in enumerate(seeds)}
-    row = next(r for r in seed_precision.seed_rows(audits) if r["claim id"] == "seed_precision.seed13.paired_variance")
+    row = next(r for r in seed_precision.seed_rows({seed_precision.POOLED_READING: audits})
+               if r["claim id"] == "seed_precision.seed13.paired_variance")
     half = T_975_4 * math.sqrt(10.0) * math.sqrt(1.2)
     assert row["95% interval"] == pytest.approx((20.0 - half, 20.0 + half), rel=1e-9)
     assert row["ours"] == 16.0                                  # our seed 13, shown beside the paper's
@@ -353,9 +374,53 @@ def test_a_paper_seed_is_compared_with_the_prediction_interval_over_our_seeds_no
 
 def test_valid_groups_per_seed_are_exact_counts_of_the_groups_that_pass():
     audits = {13: _Pair(est(20.0), est(40.0), valid=5120), 17: _Pair(est(20.0), est(40.0), valid=5119)}
-    rows = {r["claim id"]: r for r in seed_precision.seed_rows(audits)}
+    rows = {r["claim id"]: r for r in seed_precision.seed_rows({seed_precision.POOLED_READING: audits})}
     assert rows["seed_precision.seed13.valid_groups"]["verdict"] == claims.REPRODUCED
     assert rows["seed_precision.seed17.valid_groups"]["verdict"] == claims.NOT_REPRODUCED
+
+
+SEEDS = (13, 17, 23, 29, 31)
+
+
+def seed_pairs(independent: list[float]) -> dict:
+    """Five seeds with paired variance 18 and the given independent variances (ratio 18 / independent)."""
+    return {s: _Pair(est(18.0), est(v), ratio=Estimate(18.0 / v, 18.0 / v - 0.01, 18.0 / v + 0.01, 18.0 / v, 0.005))
+            for s, v in zip(SEEDS, independent)}
+
+
+def test_a_seed_row_takes_the_pooled_readings_verdict_and_says_it_depends_on_the_reading():
+    # pooled seeds' independent variances 47..51 (prediction interval about 49 +- 4.9): the paper's 41.4267 lies
+    # outside; at one root 39..43 (about 41 +- 4.9): it lies inside.  The pooled reading, the paper's, decides.
+    pooled = seed_pairs([47.0, 48.0, 49.0, 50.0, 51.0])
+    one_root = seed_pairs([39.0, 40.0, 41.0, 42.0, 43.0])
+    rows = {r.claim_id: r for r in seed_precision.seed_rows(
+        {seed_precision.POOLED_READING: pooled, seed_precision.root_reading(""): one_root})}
+    row = rows["seed_precision.seed13.independent_variance"]
+    assert row.verdict == claims.PARTLY and row.reading == seed_precision.POOLED_READING and row.reading_dependent
+    assert [(x["reading"], x["verdict"]) for x in row.readings] == [
+        ("all roots pooled", claims.PARTLY), ("root '' alone", claims.REPRODUCED)]
+    assert "(depends on the reading)" in display.frame([row])["verdict"].iloc[0]
+    same = rows["seed_precision.seed13.valid_groups"]          # both readings count 100 groups: no dependence
+    assert not same.reading_dependent
+
+
+def test_the_papers_smallest_and_largest_seed_ratio_are_printings_of_its_seed_23_and_31_rows():
+    rows = {r.claim_id: r for r in seed_precision.seed_rows(
+        {seed_precision.POOLED_READING: seed_pairs([47.0, 48.0, 49.0, 50.0, 51.0])})}
+    for text, seed in (("seed_precision_text.ratio_min", 23), ("seed_precision_text.ratio_max", 31)):
+        row, of = rows[text], rows[f"seed_precision.seed{seed}.ratio"]
+        assert row.printing_of == of.claim_id and (row.ours, row.interval, row.verdict) == (of.ours, of.interval,
+                                                                                            of.verdict)
+        assert row.paper == claims.claim(text)
+
+
+def test_the_seed_relation_is_decided_on_each_seeds_own_estimates_not_on_the_exact_values():
+    # the exact variances (20 < 40) are the same at every seed; seed 31's own estimates reverse them (42 > 40):
+    # the paper's "paired below independent in every seed" speaks of each seed's sample, so it fails
+    audits = seed_pairs([40.0] * 5)
+    audits[31] = _Pair(Estimate(42.0, 41.5, 42.5, 20.0, 0.25), Estimate(40.0, 39.5, 40.5, 40.0, 0.25),
+                       ratio=Estimate(1.05, 1.04, 1.06, 0.5, 0.005))
+    assert seed_precision.every_seed("paired_variance", audits).holds is False
 
 
 # --- the ordering of the arms, resolved by paired differences -----------------------------------
@@ -387,21 +452,31 @@ def constructed_arms(values: dict, noise: dict | None = None, covariances: dict 
 ORDERED = {"independent": 40.0, "root_only": 35.0, "continuation_only": 30.0, "full": 25.0, "policy_namespace": 40.0}
 
 
-def test_the_ordering_of_the_arms_is_unresolved_when_one_paired_difference_spans_zero():
+def test_our_intervals_do_not_resolve_the_ordering_when_one_paired_difference_spans_zero():
     # root_only's replicates spread over 35 +- 10: root_only - continuation_only runs over [-5, 15]
     wide = constructed_arms(ORDERED, {"root_only": np.linspace(-10.0, 10.0, 1001)})
     narrow = constructed_arms(ORDERED, {"root_only": np.linspace(-1.0, 1.0, 1001)})
+    assert coupling.resolved_by_intervals(wide, "contrast_var") is False
+    assert coupling.resolved_by_intervals(narrow, "contrast_var") is True
+    # the relation itself is decided on the exact values, so sampling noise leaves it decided
     assert (coupling.ordering(wide, "contrast_var").holds, coupling.ordering(wide, "contrast_var").resolved) == \
-        (True, False)
-    assert coupling.ordering(narrow, "contrast_var").resolved is True
+        (True, None)
 
 
 @given(st.lists(st.integers(-5, 5), min_size=4, max_size=4))
-def test_without_resampling_noise_the_ordering_is_resolved_exactly_when_the_values_strictly_decrease(values):
+def test_the_ordering_holds_exactly_when_the_exact_values_strictly_decrease(values):
     audit = constructed_arms(dict(zip(PAPER_ARMS, (40.0 + v for v in values))), replicates=11)
     rel = coupling.ordering(audit, "contrast_var")
     decreasing = all(x > y for x, y in zip(values, values[1:]))
-    assert rel.holds == decreasing and rel.resolved == decreasing
+    assert rel.holds == decreasing and rel.resolved is None
+    assert coupling.resolved_by_intervals(audit, "contrast_var") == decreasing
+
+
+def test_the_ordering_is_decided_on_the_exact_values_not_on_our_estimates():
+    # estimates in the paper's order, exact values with root_only below continuation_only
+    audit = constructed_arms(ORDERED)
+    audit.exact["root_only"] = Moments("root_only", ["Call", "Raise"], np.zeros(2), np.diag([14.0, 14.0]))   # 28
+    assert coupling.ordering(audit, "contrast_var").holds is False
 
 
 def test_coupling_rows_are_partly_only_while_the_papers_ordering_holds_and_is_resolved():
@@ -410,7 +485,8 @@ def test_coupling_rows_are_partly_only_while_the_papers_ordering_holds_and_is_re
         constructed_arms({**ORDERED, "root_only": 45.0}))}
     assert ok["ablations.cp_grpo_full.variance"] == claims.PARTLY      # far from the paper's, ordering holds
     assert swapped["ablations.cp_grpo_full.variance"] == claims.NOT_REPRODUCED
-    assert ok["ablations.policy_namespace.variance"] == claims.PARTLY  # same exact law as independent (40)
+    # same exact law as independent (40), by construction of the enumeration: it can never make the row partly
+    assert ok["ablations.policy_namespace.variance"] == claims.NOT_REPRODUCED
 
 
 def test_the_coupling_tables_compare_every_paper_printing_with_the_one_fixed_root_audit():
@@ -478,7 +554,7 @@ PAPER_RUN = {"n_groups": 100_000, "seed": 13, "root": "", "continuation": "unifo
              "device": "cpu", "n_bootstrap": 50, "equivalence_margin": 0.05, "seeds": [13, 17, 23, 29, 31],
              "seed_groups": 5120, "budgets": [1, 4, 8], "budget_groups": 25_600,
              "update_replicates": 4, "update_decision_points": 16, "update_epochs": 1, "update_learning_rate": 1.0,
-             "pooled_groups": 100_000, "pooled_weighting": "visits"}
+             "update_eta_readings": [1.0], "pooled_groups": 100_000, "pooled_weighting": "visits"}
 #: The status of each setting under the paper's own parameters, by hand: what our run can set is adopted; the
 #: ablation's design (one seed, one root, every group in every arm) differs.
 EXPECTED_STATUS = {
@@ -505,10 +581,10 @@ def test_settings_under_the_papers_parameters_are_adopted_except_the_ablation_de
 
 
 def test_a_setting_our_run_changes_differs_and_names_our_value(tmp_path):
-    p = parameters.validate({**PAPER_RUN, "output_dir": str(tmp_path), "seed_groups": 512, "budgets": [1, 2]})
+    p = parameters.validate({**PAPER_RUN, "output_dir": str(tmp_path), "seed_groups": 2560, "budgets": [1, 2]})
     rows = {r["claim id"]: r for r in settings.setting_rows(p)}
     changed = rows["seed_precision.caption.valid_groups_per_seed"]
-    assert (changed["status"], changed["ours"]) == ("differs", 512) and "512" in changed["reason"]
+    assert (changed["status"], changed["ours"]) == ("differs", 2560) and "2,560" in changed["reason"]
     assert rows["root_budget.private_card_group_a.pairs"]["status"] == "adopted"
     assert "root_budget.private_card_group_b.budget" not in rows          # budget 4 is not run
 
@@ -558,25 +634,28 @@ def test_level_distance_is_the_mean_absolute_log_ratio_to_the_papers_variances()
 
 SMALL = {"n_groups": 2_000, "seed": 13, "root": "", "continuation": "uniform", "cfr_iterations": 20,
          "device": "cpu", "output_dir": "", "n_bootstrap": 50, "equivalence_margin": 0.05, "seeds": [13, 17],
-         "seed_groups": 512, "budgets": [1, 2], "budget_groups": 512,
+         "seed_groups": 2_400, "budgets": [1, 2], "budget_groups": 512,
          "update_replicates": 4, "update_decision_points": 16, "update_epochs": 1, "update_learning_rate": 1.0,
-         "pooled_groups": 4_800, "pooled_weighting": "uniform"}
+         "update_eta_readings": [0.1, 1.0], "pooled_groups": 4_800, "pooled_weighting": "uniform"}
 
 
 def test_validate_records_the_parameters_the_results_file_keeps(tmp_path):
     p = parameters.validate({**SMALL, "output_dir": str(tmp_path), "unrelated": 1})
     assert p.record == {"n_groups": 2_000, "seed": 13, "root": "", "continuation": "uniform", "cfr_iterations": 20,
-                        "n_bootstrap": 50, "equivalence_margin": 0.05, "seeds": [13, 17], "seed_groups": 512,
+                        "n_bootstrap": 50, "equivalence_margin": 0.05, "seeds": [13, 17], "seed_groups": 2_400,
                         "budgets": [1, 2], "budget_groups": 512, "update_replicates": 4,
                         "update_decision_points": 16, "update_epochs": 1, "update_learning_rate": 1.0,
-                        "pooled_groups": 4_800, "pooled_weighting": "uniform", "game": "leduc"}
+                        "update_eta_readings": [0.1, 1.0], "pooled_groups": 4_800, "pooled_weighting": "uniform", "game": "leduc"}
     assert p.policy == "uniform" and p.output_dir == tmp_path
 
 
 @pytest.mark.parametrize("name, value", [("budgets", [1, 65]), ("equivalence_margin", 0.0), ("root", "9"),
                                          ("seeds", [-1]), ("update_replicates", 1), ("update_epochs", 0),
                                          ("update_learning_rate", 0.0), ("update_decision_points", 2.5),
-                                         ("pooled_groups", 2_399), ("pooled_weighting", "by pot")])
+                                         ("pooled_groups", 2_399), ("pooled_weighting", "by pot"),
+                                         ("seed_groups", 2_399), ("update_eta_readings", [0.1, 10.0]),
+                                         ("update_eta_readings", [1.0, 1.0]), ("update_eta_readings", [1.0, -1.0]),
+                                         ("update_eta_readings", [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])])
 def test_validate_names_the_bad_parameter_before_writing_anything(tmp_path, name, value):
     out = tmp_path / "out"
     with pytest.raises(ParameterError, match=name):

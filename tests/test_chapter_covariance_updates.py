@@ -17,7 +17,7 @@ from oscc_core.learning.coupling_arms import coupling_learner_arm
 from oscc_core.learning.loop import Learners, RunSpec, Schedule
 from oscc_core.learning.update_variance import update_variances
 from oscc_core.policy import table_to_policy, uniform_table
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, comparability
 
 SCHEDULE = Schedule(iterations=1, decision_points=24, epochs=2, learning_rate=2.0)
 K = 6
@@ -98,13 +98,44 @@ def test_update_relation_holds_on_the_means_but_is_unresolved_when_one_seed_reve
 def test_update_rows_compare_every_paper_update_variance_and_the_namespace_row_takes_the_independent_values():
     rec = records({"independent": [0.14, 0.15, 0.13], "root_only": [0.8, 0.9, 0.7],
                    "continuation_only": [0.85, 0.95, 0.75], "full": [0.5, 0.6, 0.4]})
-    rows = {r.claim_id: r for r in updates.update_rows(rec)}
+    rows = {r.claim_id: r for r in updates.update_rows({1.0: rec})}
     assert len(rows) == 9 and all(r.primary for r in rows.values())
     ns, ind = rows["ablations.policy_namespace.update_variance"], rows["ablations.ind.update_variance"]
     assert (ns.ours, ns.interval) == (ind.ours, ind.interval) and "independent" in ns.reason
     # paper 0.1398 lies in our interval around 0.14, but the relation fails (root_only above independent)
     assert ind.verdict == claims.INCONCLUSIVE
     assert ns.verdict == claims.REPRODUCED     # 0.1371 inside, no relation declared
+    assert all(r.reading == "step size eta = 1" for r in rows.values())
+
+
+def scaled(factor: float) -> dict:
+    """Update records in the paper's order (independent highest, full lowest), every value times `factor`."""
+    base = {"independent": [0.14, 0.145, 0.135], "root_only": [0.12, 0.125, 0.115],
+            "continuation_only": [0.10, 0.105, 0.095], "full": [0.086, 0.088, 0.084]}
+    return records({a: [v * factor for v in vs] for a, vs in base.items()})
+
+
+def test_an_update_variance_whose_verdict_changes_with_the_step_size_depends_on_the_reading():
+    # at eta = 1 the values sit on the paper's (0.1398, 0.1186, 0.1012, 0.0867): reproduced; at eta = 0.1 they
+    # are a hundredth of them (a step's variance grows as eta^2): the order holds, the size does not (partly)
+    rows = {r.claim_id: r for r in updates.update_rows({1.0: scaled(1.0), 0.1: scaled(0.01)})}
+    ind = rows["coupling_factors.ind.update"]
+    assert ind.verdict == claims.DEPENDS and ind.reading_dependent
+    assert [(x["reading"], x["verdict"]) for x in ind.readings] == [
+        ("step size eta = 1", claims.REPRODUCED), ("step size eta = 0.1", claims.PARTLY)]
+    assert ind.ours == pytest.approx(0.14)            # the first reading's value, the chapter's eta
+
+
+def test_an_update_variance_with_one_verdict_under_every_step_size_takes_it():
+    rows = {r.claim_id: r for r in updates.update_rows({1.0: scaled(0.01), 0.1: scaled(0.0001), 10.0: scaled(100)})}
+    ind = rows["coupling_factors.ind.update"]
+    assert ind.verdict == claims.PARTLY and not ind.reading_dependent
+    assert len(ind.readings) == 3
+
+
+def test_the_step_sizes_of_the_readings_put_the_chapters_eta_first():
+    p = types.SimpleNamespace(update_learning_rate=1.0, update_eta_readings=[0.1, 1.0, 10.0])
+    assert updates.eta_grid(p) == [1.0, 0.1, 10.0]
 
 
 @pytest.mark.parametrize("arm", ["independent", "full"])
@@ -123,12 +154,14 @@ def test_calls_rows_are_not_compared_beside_our_count_and_name_the_papers_other_
     rows = coupling.calls_rows(audit)
     assert [r.ours for r in rows] == [9000] * 4
     assert [r.verdict for r in rows] == [claims.NOT_COMPARED] * 4       # another design: no size verdict
-    assert all(r["not comparable"] == r.reason for r in rows)
-    assert all("6 roots x 5,120 groups" in r.reason and "9.000 per group" in r.reason for r in rows)
+    family = comparability.family_of("coupling_factors.ind.calls")
+    assert family.name == "coupling-factor calls"
+    assert all(r["not comparable"] == family.sentence and r.reason.startswith(family.sentence) for r in rows)
+    assert all("9.000 per group" in r.reason and "2 branch rollouts per group" in r.reason for r in rows)
 
 
 def equivalence_records(check: tuple, bet: tuple) -> list[dict]:
-    return [{"ci95_low": lo, "ci95_high": hi, "difference": (lo + hi) / 2, "margin": 0.05}
+    return [{"ci95_low": lo, "ci95_high": hi, "difference": (lo + hi) / 2, "margin": 0.05, "exact": 0.0}
             for lo, hi in (check, bet)]
 
 

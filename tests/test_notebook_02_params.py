@@ -12,7 +12,7 @@ STEM = "02_covariance"
 ARMS = ("independent", "root_only", "continuation_only", "full", "policy_namespace")
 ARM_FIELDS = ("groups", "valid_groups", "contrast_mean", "contrast_var", "contrast_var_se", "cov", "branch_means",
               "branch_vars", "exact_contrast_var", "logical_keys", "physical_draws")
-SMALL = {"n_groups": 2_000, "n_bootstrap": 50, "seeds": [13, 17], "seed_groups": 512, "budgets": [1, 2],
+SMALL = {"n_groups": 2_000, "n_bootstrap": 50, "seeds": [13, 17], "seed_groups": 2_400, "budgets": [1, 2],
          "budget_groups": 512, "cfr_iterations": 20, "pooled_groups": 4_800}
 
 
@@ -105,3 +105,37 @@ def test_every_row_of_a_setting_has_a_status_and_every_other_row_a_verdict(small
 def test_the_results_file_keeps_the_chapters_findings(small_results):
     f = small_results["findings"]
     assert set(f["box"]) == {"holds", "does not hold", "impossible or open"} and 2 <= len(f["landing"]) <= 3
+
+
+def test_the_result_box_and_the_closing_table_give_the_same_counts(small_results):
+    from oscc_core.reporting.tally import VERDICTS, tally_text
+
+    counted = dict(small_results["verdict_counts"])          # the results file sorts keys: restore the verdict order
+    for cls in ("measurements", "checks", "intervals", "by construction"):
+        counted[cls] = {v: counted[cls][v] for v in VERDICTS}
+    counted["orderings"] = {v: counted["orderings"][v] for v in claims.COMPARED}
+    assert small_results["findings"]["counts"] == tally_text(counted)
+
+
+def test_every_printing_of_one_paper_number_reads_one_verdict(small_results):
+    from oscc_core.reporting.printings import groups
+
+    body = {k: v for k, v in small_results.items() if k != "manifest"}
+    verdict = {r["claim id"]: r.get("verdict") for r in records(body) if r.get("claim id") in claims.load_claims()}
+    linked = groups(claims.load_claims())
+    for cid, v in verdict.items():
+        assert {verdict[m] for m in linked[cid] if m in verdict} == {v}, cid
+
+
+def test_the_seed_rows_carry_the_pooled_reading_and_the_one_root_reading(small_results):
+    rows = [r for r in small_results["seed_precision"] if r.get("claim id", "").startswith("seed_precision.seed13.")]
+    assert rows and all([x["reading"] for x in r["readings"]] == ["all roots pooled", "root '' alone"] for r in rows)
+    dependent = [r for r in rows if r.get("reading dependent")]
+    assert all(r["verdict"] == r["readings"][0]["verdict"] for r in dependent)     # the pooled reading decides
+
+
+def test_the_update_rows_carry_one_reading_per_step_size(small_results):
+    rows = small_results["update_variance"]["rows"]
+    assert all([x["reading"] for x in r["readings"]] == ["step size eta = 1", "step size eta = 0.1",
+                                                         "step size eta = 10"] for r in rows)
+    assert set(small_results["update_variance"]["by_eta"]) == {"0.1", "1", "10"}

@@ -1,9 +1,14 @@
 """The chapter's findings: the three-line result box at its top and its bullets on the landing page.
 
 Every sentence is written from the chapter's own numbers and verdicts (the
-headline audit pooled over all roots, its rows, the CFR+ alternative and the construction grid);
-the paper's numbers are read from the claims file.  Units: variances in
-chips^2, reductions in percent, ratios unitless.
+headline audit pooled over all roots, its rows, the CFR+ alternative and the construction grids);
+the paper's numbers are read from the claims file.  The counts are those of
+`reporting.tally.chapter_tally` (each measured value once), the same as the
+chapter's closing table.  The mismatched construction that comes near the
+paper's headline (`hypothesis_sentence`) is stated as a hypothesis with its
+caveat: it was found by searching for the paper's number, so it is not a
+reading and changes no verdict.  Units: variances in chips^2, reductions in
+percent, ratios unitless.
 """
 from __future__ import annotations
 
@@ -29,9 +34,15 @@ def chapter_counts(tables: dict[str, list[Row]]) -> dict:
 
 def verdict_counts(tables: dict[str, list[Row]]) -> dict[str, int]:
     """The measured values the chapter compares with the paper's (each once, however often the paper prints it;
-    checks, the paper's intervals and values true by construction apart), by verdict: the size verdicts only."""
+    checks, the paper's intervals and values true by construction apart), by verdict: the size verdicts and
+    "depends on the reading" only."""
     measured = chapter_counts(tables)["measurements"]
-    return {v: n for v, n in measured.items() if v in claims.COMPARED and n}
+    return {v: n for v, n in measured.items() if v in (*claims.COMPARED, claims.DEPENDS) and n}
+
+
+#: The reading each table's reading-dependent rows depend on, as the box names it.
+READING_CHOICES = {"seed_precision": "which roots a seed pools", "update_variance": "the step size of an update",
+                   "strata": "which cards a private-card stratum holds"}
 
 
 def _by_claim(tables: dict[str, list[Row]]) -> dict[str, Row]:
@@ -47,10 +58,11 @@ def holds_line(audit, tables: dict[str, list[Row]], eq_records: list[dict]) -> s
     by_id = _by_claim(tables)
     equivalent = all(equivalence.equivalent(rec).established for rec in eq_records)
     identity = by_id["text_precision.both_arms.variance_identity_residual"]
-    order_text = ("the four arms keep the paper's order, independent > root-only > continuation-only > full, with "
-                  "every paired difference resolved" if order.established else
-                  "the paper's order of the four arms " + ("holds but is not resolved by our intervals"
-                                                           if order.holds else "does not hold"))
+    order_text = ("the four arms keep the paper's order, independent > root-only > continuation-only > full, in "
+                  "their exact variances" if order.holds else
+                  "both partial couplings lower the exact variance and full coupling lowers it most, but the paper's "
+                  "order of the two partial arms does not hold" if _partial_below(audit) else
+                  "the paper's order of the four arms does not hold in their exact variances")
     return (f"Coupling lowers the contrast variance, as the paper says: {full.value:.2f} chips² fully coupled "
             f"against {ind.value:.2f} independent (ratio {ratio.value:.3f}, 95% interval {ratio.low:.3f} to "
             f"{ratio.high:.3f}); {order_text}; "
@@ -59,10 +71,22 @@ def holds_line(audit, tables: dict[str, list[Row]], eq_records: list[dict]) -> s
             f"{'holds' if identity.verdict == claims.REPRODUCED else 'fails'} to {identity.ours}.")
 
 
+def _partial_below(audit) -> bool:
+    """The relation the paper's ablation prose states, on the exact variances: both partial couplings below the
+    independent arm and full coupling the lowest."""
+    v = {a: audit.contrast_var(a).exact for a in ("independent", "root_only", "continuation_only", "full")}
+    return v["root_only"] < v["independent"] and v["continuation_only"] < v["independent"] and \
+        v["full"] < min(v["root_only"], v["continuation_only"])
+
+
 def does_not_hold_line(audit, tables: dict[str, list[Row]]) -> str:
-    """What does not hold: the size of the reduction, and the verdict counts of the chapter's comparisons."""
+    """What does not hold: the size of the reduction, and the verdict counts of the chapter's measured values
+    (each counted once, `chapter_counts`), with how many verdicts depend on the reading."""
     red, full = audit.reduction(), audit.contrast_var("full")
     n = verdict_counts(tables)
+    dependent = chapter_counts(tables)["reading dependent"]
+    choices = [text for table, text in READING_CHOICES.items()
+               if any(r.reading_dependent and r.primary for r in tables.get(table, ()))]
     inside = full.low <= float(claims.claim(PAPER_FULL)) <= full.high
     return (f"The size: our reduction is {red.value:.1f}% (95% interval {red.low:.1f} to {red.high:.1f}%, exact "
             f"{red.exact:.1f}%) against the paper's {claims.format_value(claims.claim(PAPER_REDUCTION))}%, and the "
@@ -70,24 +94,51 @@ def does_not_hold_line(audit, tables: dict[str, list[Row]]) -> str:
             f"{'inside' if inside else 'outside'} our interval; of {sum(n.values())} measured values compared "
             f"with the paper's (each counted once), "
             f"{n.get(claims.PARTLY, 0)} are partly (the direction holds, the size does not), "
-            f"{n.get(claims.REPRODUCED, 0)} reproduced, {n.get(claims.INCONCLUSIVE, 0)} inconclusive and "
-            f"{n.get(claims.NOT_REPRODUCED, 0)} not reproduced.")
+            f"{n.get(claims.REPRODUCED, 0)} reproduced, {n.get(claims.INCONCLUSIVE, 0)} inconclusive, "
+            f"{n.get(claims.NOT_REPRODUCED, 0)} not reproduced and {n.get(claims.DEPENDS, 0)} depend on the "
+            f"reading; {dependent} verdict{'s' if dependent != 1 else ''} in all change with a reading of the "
+            f"paper's words" + (f" ({', '.join(choices)})" if choices else "") + ".")
 
 
-def open_line(cfr_audit, grid) -> str:
-    """What is impossible or open: no bound of the rules is involved; the construction is open."""
+def hypothesis_values(mixed) -> dict:
+    """The mismatched construction nearest the paper's four variances (first row of
+    `constructions.mixed_construction_grid`): its continuations, variances, ratio and reduction, and the paper's
+    reduction."""
+    best = mixed.iloc[0].to_dict()
+    return {"independent_under": best["independent arm under"], "coupled_under": best["coupled arms under"],
+            "independent": float(best["independent"]), "full": float(best["full"]), "ratio": float(best["ratio"]),
+            "reduction": float(best["reduction_percent"]),
+            "paper_reduction": claims.format_value(claims.claim(PAPER_REDUCTION))}
+
+
+def hypothesis_sentence(mixed, root: str) -> str:
+    """The hypothesis about how the paper may have built its headline, with its caveat."""
+    h = hypothesis_values(mixed)
+    return (f"A hypothesis about how the paper may have built its headline: with the independent arm under the "
+            f"{h['independent_under']} continuation "
+            f"and the coupled arms under {h['coupled_under']}, the exact variances at root {root!r} are "
+            f"{h['independent']:.2f} and {h['full']:.2f} chips², a {h['reduction']:.1f}% reduction, close to the "
+            f"paper's {h['paper_reduction']}%; we found this mismatch by searching for the paper's number, it would "
+            f"not be a paired comparison, and it changes no verdict.")
+
+
+def open_line(cfr_audit, grid, mixed, root: str) -> str:
+    """What is impossible or open: no bound of the rules is involved; the construction is open, with the
+    hypothesis of the mismatched construction."""
     distance = float(grid["level distance"].min())
     return ("Nothing here breaks a rule of the game. Open: the paper does not say which continuation policy plays "
             f"after the root; under a CFR+ continuation our reduction at the audited root alone is "
             f"{cfr_audit.reduction().value:.1f}%, and "
-            "the construction closest to the paper's four arm variances among those we enumerate exactly is still "
-            f"{distance:.2f} away from them in mean |log ratio| (0 would be the paper's numbers).")
+            "the proper construction closest to the paper's four arm variances among those we enumerate exactly is "
+            f"still {distance:.2f} away from them in mean |log ratio| (0 would be the paper's numbers). "
+            + hypothesis_sentence(mixed, root))
 
 
-def findings(audit, tables: dict[str, list[Row]], eq_records: list[dict], cfr_audit, grid) -> Findings:
+def findings(audit, tables: dict[str, list[Row]], eq_records: list[dict], cfr_audit, grid, mixed,
+             root: str) -> Findings:
     """The chapter's result box and landing bullets from the headline `audit` (pooled over all roots), the
     chapter's `tables` of rows, the equivalence decisions `eq_records` (of the same audit), the CFR+ alternative
-    `cfr_audit` and the exact construction `grid`."""
+    `cfr_audit`, the exact construction `grid` and the mismatched constructions `mixed` at `root`."""
     ind, full, red = audit.contrast_var("independent"), audit.contrast_var("full"), audit.reduction()
     paper = {cid: claims.format_value(claims.claim(cid)) for cid in (PAPER_REDUCTION, PAPER_FULL, PAPER_IND)}
     means = ("keeps the branch means" if all(equivalence.equivalent(rec).established for rec in eq_records)
@@ -101,7 +152,9 @@ def findings(audit, tables: dict[str, list[Row]], eq_records: list[dict], cfr_au
         f"{ind.exact:.2f} chips²; under a CFR+ continuation the reduction at the audited root alone is "
         f"{cfr_audit.reduction().value:.1f}%, "
         "and no construction we enumerate gives the paper's four arm variances together.",
+        hypothesis_sentence(mixed, root),
     )
-    return Findings(box=(holds_line(audit, tables, eq_records), does_not_hold_line(audit, tables), open_line(cfr_audit, grid)),
+    return Findings(box=(holds_line(audit, tables, eq_records), does_not_hold_line(audit, tables),
+                         open_line(cfr_audit, grid, mixed, root)),
                     landing=landing, counts=tally_text(chapter_counts(tables)))
 

@@ -7,9 +7,9 @@ chips^2, SDs in chips, the ratio unitless, the reduction in percent.
 """
 from __future__ import annotations
 
-from oscc_core.chapters.covariance.pair_rows import PAPER_BRANCH, lower_variance, row
+from oscc_core.chapters.covariance.pair_rows import PAPER_BRANCH, lower_variance, row, side
 from oscc_core.chapters.covariance.paired_audit import PairedAudit
-from oscc_core.reporting.rows import Relation, Row
+from oscc_core.reporting.rows import Row
 
 
 def fixed_root_rows(audit: PairedAudit) -> list[Row]:
@@ -33,9 +33,9 @@ def audit_check_rows(audit: PairedAudit) -> list[Row]:
 def estimate_rows(audit: PairedAudit) -> list[Row]:
     """Means, variances, SDs, ratio, reduction, covariances and branch means of the independent and full arms.
 
-    Relations, as the paper states them, each resolved by our paired bootstrap intervals: the paired (full)
-    variance and SD are the lower ones (bold in tab:main; resolved when the ratio's interval lies below 1),
-    the ratio is below 1, the reduction positive, the coupled covariance positive.  The contrast means and the
+    Relations, as the paper states them, each decided on the exact values by enumeration (`pair_rows.side`):
+    the paired (full) variance and SD are the lower ones (bold in tab:main), the ratio is below 1, the
+    reduction positive, the coupled covariance positive.  The contrast means and the
     independent arm's covariance are descriptive in the paper: no relation, never partly.  Variances, SDs and
     the ratio are positive by definition (`pair_rows` docstring).  The group counts per arm of tab:main are
     settings (`settings.setting_rows`).
@@ -55,16 +55,16 @@ def estimate_rows(audit: PairedAudit) -> list[Row]:
             positive=True),
         row("full: contrast SD", "main.cp_grpo_paired.sd", audit.contrast_sd("full"), lower_sd, positive=True),
         row("variance ratio full / independent", "main_uncertainty.variance_ratio.cp_grpo_paired", ratio,
-            Relation.side("variance ratio full / independent < 1", ratio.value, ratio.low, ratio.high, below=1.0),
+            side("variance ratio full / independent < 1", ratio, below=1.0),
             "main_uncertainty.variance_ratio.interval", positive=True),
         row("variance reduction (%)", "main.caption.variance_reduction", reduction,
-            Relation.side("variance reduction > 0", reduction.value, reduction.low, reduction.high, above=0.0)),
+            side("variance reduction > 0", reduction, above=0.0)),
     ]
     ind_c, full_c = audit.covariance("independent"), audit.covariance("full")
     rows += [
         row("independent: check-bet covariance", "main_uncertainty.check_bet_covariance.independent", ind_c),
         row("full: check-bet covariance", "main_uncertainty.check_bet_covariance.cp_grpo_paired", full_c,
-            Relation.side("full covariance > 0", full_c.value, full_c.low, full_c.high, above=0.0),
+            side("full covariance > 0", full_c, above=0.0),
             "main_uncertainty.check_bet_covariance.interval"),
     ]
     if audit.actions == list(PAPER_BRANCH):

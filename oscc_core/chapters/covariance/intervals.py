@@ -10,8 +10,9 @@ fixed-root audit: the full arm's contrast variance and check-bet covariance
 and the ratio full / independent (chips^2, unitless) of tab:main-uncertainty,
 and each branch's mean difference full - independent (chips) of the
 precision prose and tab:marginal-equivalence.  Each row declares the relation
-the paper states for its quantity, so a size that does not agree can be
-partly.
+the paper states for its quantity, decided on the exact values, so a size that
+does not agree can be partly (not the branch-mean rows: their exact difference
+is 0 by construction, so their relation could not have failed).
 
 The equivalence table prints each branch's interval as two entries (95% CI
 low and high); the prose prints the same interval as one.  The interval is
@@ -21,7 +22,7 @@ counts it once.
 """
 from __future__ import annotations
 
-from oscc_core.chapters.covariance.equivalence import equivalent
+from oscc_core.chapters.covariance.equivalence import exact_equivalent
 from oscc_core.chapters.covariance.pair_rows import PAPER_BRANCH, pair_relation
 from oscc_core.chapters.covariance.paired_audit import PairedAudit
 from oscc_core.reporting.rows import Row
@@ -52,7 +53,7 @@ def equivalence_interval_rows(audit: PairedAudit, records: list[dict]) -> list[R
     for rec, name in zip(records, audit.actions):
         word = PAPER_BRANCH[name]
         prose = Row.interval_pair(f"{word}: mean difference", f"text_precision.{word}.bootstrap_interval",
-                                  rec["ci95_low"], rec["ci95_high"], rec["difference"], equivalent(rec))
+                                  rec["ci95_low"], rec["ci95_high"], rec["difference"], exact_equivalent(rec))
         rows.append(prose)
         for suffix, end in ENDS.items():
             rows.append(prose.printed_as(f"marginal_equivalence.{word}.{suffix}", f"{word}: {end} (table)",

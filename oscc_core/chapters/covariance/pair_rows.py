@@ -8,7 +8,11 @@ contrast variances (chips^2; paired below independent), the full arm's
 check-bet covariance (chips^2; positive) and the variance ratio (unitless;
 below 1).
 
-Every relation states whether our 95% intervals resolve it (`Relation.resolved`):
+Every relation is decided on the EXACT values by enumeration wherever the
+estimates carry them (`on_exact`): the relation then holds or fails with no
+sampling noise, and `Relation.resolved` is None.  Without exact values (or with
+``exact=False``, for a relation the paper states about one seed's sample) it is
+decided on our estimates and resolved by our 95% intervals:
 "paired variance < independent variance" when the paired bootstrap interval of
 the ratio full / independent lies below 1, "covariance > 0" when the
 covariance's interval lies above 0, "ratio < 1" when the ratio's interval lies
@@ -21,6 +25,8 @@ quantiles of replicate variances (and of ratios of two of them), so they cannot
 go below 0; the flag makes the rule explicit rather than changing a verdict.
 """
 from __future__ import annotations
+
+import math
 
 from oscc_core.method.stats import Estimate
 from oscc_core.reporting import claims
@@ -54,24 +60,41 @@ def pair_estimates(a) -> dict[str, Estimate]:
             "covariance": a.covariance("full"), "variance_ratio": a.ratio()}
 
 
-def lower_variance(a, text: str = "paired variance < independent variance") -> Relation:
-    """The paper's 'paired variance below independent' (bold in its tables), on audit `a`: holds on the point
-    estimates, resolved when the paired bootstrap interval of the ratio full / independent lies below 1."""
-    r = a.ratio()
-    return Relation(text, a.contrast_var("full").value < a.contrast_var("independent").value, r.high < 1.0)
+def on_exact(*estimates: Estimate) -> bool:
+    """Whether every one of `estimates` carries a finite exact value (a relation between them is then decided on
+    the exact values)."""
+    return all(e.exact is not None and math.isfinite(float(e.exact)) for e in estimates)
 
 
-def pair_relation(q: str, a, suffix: str = "") -> Relation:
+def side(text: str, est: Estimate, *, above: float | None = None, below: float | None = None,
+         exact: bool = True) -> Relation:
+    """``est > above`` or ``est < below``: on the exact value when `est` has one (and `exact`), resolved None;
+    otherwise on the estimate, resolved by its 95% interval (`Relation.side`)."""
+    if exact and on_exact(est):
+        return Relation.side(text, float(est.exact), above=above, below=below)
+    return Relation.side(text, est.value, est.low, est.high, above=above, below=below)
+
+
+def lower_variance(a, text: str = "paired variance < independent variance", exact: bool = True) -> Relation:
+    """The paper's 'paired variance below independent' (bold in its tables), on audit `a`: on the exact
+    variances when they exist (and `exact`), resolved None; otherwise on the point estimates, resolved when the
+    paired bootstrap interval of the ratio full / independent lies below 1."""
+    full, ind = a.contrast_var("full"), a.contrast_var("independent")
+    if exact and on_exact(full, ind):
+        return Relation(text, float(full.exact) < float(ind.exact))
+    return Relation(text, full.value < ind.value, a.ratio().high < 1.0)
+
+
+def pair_relation(q: str, a, suffix: str = "", exact: bool = True) -> Relation:
     """The relation the paper states for quantity `q` of a paired audit `a`: the coupled covariance is
-    positive; the ratio is below 1; the paired variance is below the independent one.  `suffix` is appended to
+    positive; the ratio is below 1; the paired variance is below the independent one.  Decided on the exact
+    values where `a` has them (and `exact`), else on the estimates (module docstring).  `suffix` is appended to
     the relation's text (e.g. " (own card J)")."""
     if q == "covariance":
-        c = a.covariance("full")
-        return Relation.side("paired covariance > 0" + suffix, c.value, c.low, c.high, above=0.0)
+        return side("paired covariance > 0" + suffix, a.covariance("full"), above=0.0, exact=exact)
     if q in ("variance_ratio", "ratio"):
-        r = a.ratio()
-        return Relation.side("variance ratio paired / independent < 1" + suffix, r.value, r.low, r.high, below=1.0)
-    return lower_variance(a, "paired variance < independent variance" + suffix)
+        return side("variance ratio paired / independent < 1" + suffix, a.ratio(), below=1.0, exact=exact)
+    return lower_variance(a, "paired variance < independent variance" + suffix, exact)
 
 
 def every(relations: list[Relation], text: str) -> Relation:

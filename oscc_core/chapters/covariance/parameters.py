@@ -5,7 +5,11 @@ checks each one (a bad value raises `ParameterError` naming it, before any
 computation or file write) and returns the checked values.  Sizes are counts
 of comparison groups, the margin is in chips; the `update_*` parameters set
 the one learner step behind each ablation arm's update variance (replicate
-iterations, decision points N, epochs E and step size eta in logits).
+iterations, decision points N, epochs E and step size eta in logits), and
+``update_eta_readings`` the step sizes under which each update variance is
+compared (`check_eta_readings`).  ``seed_groups`` is the groups per seed under
+both readings of the five-seed table (all roots pooled, and the audited root
+alone), so it is at least the pooled audit's floor `MIN_POOLED_GROUPS`.
 """
 from __future__ import annotations
 
@@ -27,7 +31,10 @@ UPDATE_ARMS = 4
 #: The notebook's parameters, in the order of its parameters cell.
 DECLARED = ("n_groups", "seed", "root", "continuation", "cfr_iterations", "device", "output_dir", "n_bootstrap",
             "equivalence_margin", "seeds", "seed_groups", "budgets", "budget_groups", "update_replicates",
-            "update_decision_points", "update_epochs", "update_learning_rate", "pooled_groups", "pooled_weighting")
+            "update_decision_points", "update_epochs", "update_learning_rate", "update_eta_readings", "pooled_groups",
+            "pooled_weighting")
+#: Most step sizes of the update-variance readings (each costs one learner step per arm, seed and replicate).
+MAX_ETA_READINGS = 5
 
 
 @dataclass(frozen=True)
@@ -53,6 +60,7 @@ class Parameters:
     update_decision_points: int
     update_epochs: int
     update_learning_rate: float    # eta, logits per unit of the surrogate's gradient
+    update_eta_readings: list      # the step sizes of the update-variance readings (the chapter's eta among them)
     pooled_groups: int             # groups per arm over all roots of the pooled audit
     pooled_weighting: str          # how the pooled audit weighs its roots (`method.pooling.WEIGHTINGS`)
     game: str = LEDUC
@@ -66,7 +74,23 @@ class Parameters:
                 "budgets": self.budgets, "budget_groups": self.budget_groups,
                 "update_replicates": self.update_replicates, "update_decision_points": self.update_decision_points,
                 "update_epochs": self.update_epochs, "update_learning_rate": self.update_learning_rate,
-                "pooled_groups": self.pooled_groups, "pooled_weighting": self.pooled_weighting, "game": self.game}
+                "update_eta_readings": self.update_eta_readings, "pooled_groups": self.pooled_groups,
+                "pooled_weighting": self.pooled_weighting, "game": self.game}
+
+
+def check_eta_readings(value, eta: float) -> list[float]:
+    """The step sizes of the update-variance readings: a list of 1 to `MAX_ETA_READINGS` distinct numbers in
+    (0, 1e4] that holds the chapter's step size `eta` (``update_learning_rate``), the book's own reading."""
+    name = "update_eta_readings"
+    if not isinstance(value, (list, tuple)) or not 1 <= len(value) <= MAX_ETA_READINGS:
+        raise ParameterError(f"{name} must be a list of 1 to {MAX_ETA_READINGS} step sizes, got {value!r}.")
+    etas = [params.check_float(name, e, 0.0, 1e4, open_low=True) for e in value]
+    if len(set(etas)) != len(etas):
+        raise ParameterError(f"{name} must not repeat a step size, got {value!r}.")
+    if eta not in etas:
+        raise ParameterError(f"{name} must hold the chapter's step size update_learning_rate = {eta:g}, "
+                             f"got {value!r}.")
+    return etas
 
 
 def validate(namespace: Mapping) -> Parameters:
@@ -83,7 +107,7 @@ def validate(namespace: Mapping) -> Parameters:
         "equivalence_margin": params.check_float("equivalence_margin", v["equivalence_margin"], 0.0, 13.0,
                                                  open_low=True),
         "seeds": params.check_seeds("seeds", v["seeds"]),
-        "seed_groups": params.check_size("seed_groups", v["seed_groups"], 100),
+        "seed_groups": params.check_size("seed_groups", v["seed_groups"], MIN_POOLED_GROUPS),
         "budgets": [params.check_int("budgets", k, 1, 64) for k in params.check_ints("budgets", v["budgets"], 1)],
         "budget_groups": params.check_size("budget_groups", v["budget_groups"], 100),
         "update_replicates": params.check_int("update_replicates", v["update_replicates"], 2, 4_096),
@@ -98,6 +122,7 @@ def validate(namespace: Mapping) -> Parameters:
         "torch_device": params.check_device("device", v["device"]),
         "output_dir": params.check_output_dir("output_dir", v["output_dir"]),
     }
+    checked["update_eta_readings"] = check_eta_readings(v["update_eta_readings"], checked["update_learning_rate"])
     params.check_memory("update_replicates x update_decision_points",
                         checked["update_replicates"] * checked["update_decision_points"] * UPDATE_ARMS
                         * len(checked["seeds"]), params.GROUP_BYTES, unit="decision point")

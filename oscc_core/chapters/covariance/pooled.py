@@ -166,17 +166,17 @@ class PooledRoots:
 
 
 def pooled_roots(arms, n_groups: int, seed: int, continuation, device: str, n_bootstrap: int,
-                 weighting: str = "visits", game: str = LEDUC) -> PooledRoots:
+                 weighting: str = "visits", game: str = LEDUC, purpose: str = PURPOSE) -> PooledRoots:
     """Audit every root of `contrast_roots` that the continuation reaches (a root it never reaches has no root
     IDs) for `arms`: `n_groups` groups in all, split by the root weights
     (`method.pooling.allocate`, at least `MIN_ROOT_GROUPS` per root), each root with its own seed
-    (`root_seed`) and bootstrap (purpose ``pooled/<root>``)."""
+    (`root_seed`) and bootstrap (`purpose` completed with the root's history: ``pooled/<root>`` by default)."""
     table = resolve_policy(game, continuation)
     histories = pool_histories(continuation, game)
     weights = pooling.root_weights(game, histories, table, weighting)
     groups = pooling.allocate(n_groups, weights, MIN_ROOT_GROUPS)
     audits = {h: paired_audit(h, arms, int(n), root_seed(seed, h), continuation, device, n_bootstrap,
-                              PURPOSE.format(root=h), game=game) for h, n in zip(histories, groups)}
+                              purpose.format(root=h), game=game) for h, n in zip(histories, groups)}
     return PooledRoots(histories, weights, weighting, int(seed), audits)
 
 

@@ -15,6 +15,9 @@ from collections import Counter
 from oscc_core.chapters.covariance.paired_audit import PairedAudit
 from oscc_core.reporting import findings as fnd
 from oscc_core.reporting import tables as tab
+from oscc_core.reporting.tally import chapter_tally
+
+STEM = "02_covariance"
 
 #: The tables of the results file, in the chapter's order.
 TABLES = ("settings", "fixed_root", "paper_intervals", "marginal_equivalence", "variance_identity",
@@ -68,8 +71,9 @@ def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: li
             pooled_record: dict) -> dict:
     """The results file's payload: the one-root audit's arm records, the pooled all-roots audit
     (`pooled_record`, `pooled.record`), every table's rows, the exact grids, the update variance of each arm and
-    seed (`update_records`, logits^2), the verdict counts (of primary rows) and the findings.  The equivalence
-    records are the pooled audit's.
+    seed at each step size (`update_records`, `updates.results_record`, logits^2), the chapter's counts (each
+    measured value once: `reporting.tally.chapter_tally`, what the result box prints) and the findings.  The
+    equivalence records are the pooled audit's.
 
     `tables` maps the names of `TABLES` to their rows; refuses a claim id with two primary rows.
     """
@@ -90,7 +94,7 @@ def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: li
         "paper_intervals": tab.rows_record(tables["paper_intervals"]),
         "coupling_factors": tab.rows_record(tables["coupling_factors"]),
         "coupling_calls": tab.rows_record(tables["coupling_calls"]),
-        "update_variance": {"seeds": update_records, "rows": tab.rows_record(tables["update_variance"])},
+        "update_variance": {**update_records, "rows": tab.rows_record(tables["update_variance"])},
         "seed_precision": tab.rows_record(tables["seed_precision"]),
         "strata": tab.rows_record(tables["strata"]),
         "budget": tab.rows_record(tables["budget"]),
@@ -98,6 +102,6 @@ def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: li
         "budget_grid": budget_grid.to_dict(orient="records"),
         "cfr_plus_alternative": tab.rows_record(tables["cfr_plus_alternative"]),
         "not_compared": tab.rows_record(tables["not_compared"]),
-        "verdict_counts": tab.verdict_summary(counted(tables)).to_dict(orient="index"),
+        "verdict_counts": chapter_tally(STEM, [r for rows in tables.values() for r in rows]),
         fnd.RESULTS_KEY: findings.record(),
     }

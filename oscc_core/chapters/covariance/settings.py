@@ -74,7 +74,8 @@ def seed_and_stratum_settings(p) -> list[Row]:
     pairs.  (The paper's nine-root screen is a learning screen over iterations and seeds, which this chapter does
     not run: its settings have no row here.)"""
     seeds = f"we run {len(p.seeds)} seeds (notebook parameter seeds)"
-    groups = f"we audit {p.seed_groups:,} groups per arm and seed (notebook parameter seed_groups)"
+    groups = (f"we audit {p.seed_groups:,} groups per arm and seed, pooled over all roots and, as a sensitivity "
+              f"reading, at the audited root alone (notebook parameter seed_groups)")
     rows = [Row.setting("five-seed table: seeds", cid, len(p.seeds), reason=seeds)
             for cid in ("seed_precision.caption.seeds", "seed_precision_text.seeds")]
     rows += [Row.setting("five-seed table: valid groups per seed", cid, p.seed_groups, reason=groups)
