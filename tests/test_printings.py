@@ -95,3 +95,11 @@ def test_the_ledger_refuses_two_verdicts_for_one_quantity_and_names_the_group():
              {"id": "ablations.ind.variance", "kind": "result", "verdict": claims.NOT_REPRODUCED}]
     assert ledger.split_groups(lines, RAW) == {"main.independent.variance": ["not reproduced", "partly"]}
     assert ledger.split_groups([dict(lines[1], verdict=claims.PARTLY), lines[0]], RAW) == {}
+
+
+def test_a_printing_keeps_its_own_paper_interval():
+    main = Row.compare("covariance", "main_uncertainty.check_bet_covariance.cp_grpo_paired", 9.78, 9.61, 9.96,
+                       relation=claims.Relation("full covariance > 0", True, True)).with_paper_interval(10.73, 11.63)
+    factor = Row.compare("covariance (factors)", "coupling_factors.cp_grpo.covariance", 9.78, 9.61, 9.96)
+    out = printings.unify([main, factor])
+    assert out[1].paper_interval is None and out[1].verdict == main.verdict

@@ -102,6 +102,7 @@ def unify(rows: list, entries: dict[str, dict] | None = None) -> list:
                              "must not link them.")
         note = f"a printing of {decider}, whose verdict it shares"
         out.append(replace(first, quantity=row.quantity, claim_id=cid, paper=row.paper, ours=row.ours,
-                           interval=row.interval, exact=row.exact, printing_of=decider,
+                           interval=row.interval, exact=row.exact, paper_interval=row.paper_interval,
+                           printing_of=decider,
                            reason=note + (f"; {first.reason}" if first.reason else "")))
     return out

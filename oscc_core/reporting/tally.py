@@ -145,8 +145,12 @@ def tally_frame(counted: Mapping):
     return frame
 
 
+#: How a count sentence names a verdict after a number ("2 depending on the reading", not "2 depends ...").
+PHRASES = {claims.DEPENDS: "depending on the reading"}
+
+
 def _phrase(counts: Mapping[str, int]) -> str:
-    return ", ".join(f"{n:,} {v}" for v, n in counts.items() if n) or "none"
+    return ", ".join(f"{n:,} {PHRASES.get(v, v)}" for v, n in counts.items() if n) or "none"
 
 
 def tally_text(counted: Mapping) -> str:
