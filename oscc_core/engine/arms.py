@@ -41,6 +41,21 @@ def get_arm(arm: "str | Arm") -> Arm:
     return ARMS[arm]
 
 
+#: The relation the paper states for the four fixed arms, in its ablation prose ("both partial-coupling arms reduce
+#: contrast variance, and their combination gives the lowest value"): (arm, arm it lies below) pairs.  The two
+#: partial arms are not ordered against each other: the paper's tables print them in one order, its text states none.
+STATED_BELOW = (("root_only", "independent"), ("continuation_only", "independent"), ("full", "root_only"),
+                ("full", "continuation_only"))
+#: That relation in a few symbols, for a noise or variance (lower is better).
+STATED_TEXT = "root_only, continuation_only < independent; full lowest"
+
+
+def in_stated_order(values: dict, decreasing: bool = True) -> bool:
+    """Whether `values` (arm -> number) keep the relation the paper states (`STATED_BELOW`): each partial arm below
+    the independent arm and the full arm below both (`decreasing`, e.g. variances), or each above (covariances)."""
+    return all(values[a] < values[b] if decreasing else values[a] > values[b] for a, b in STATED_BELOW)
+
+
 def in_paper_order(values: dict, decreasing: bool = True) -> bool:
     """Whether `values` (arm -> number) are strictly ordered along PAPER_ARMS, the paper's ordering
     independent, root_only, continuation_only, full (decreasing, e.g. variances; or increasing)."""

@@ -20,7 +20,7 @@ from itertools import combinations
 
 from oscc_core.chapters.covariance.pair_rows import PAPER_ARM_VARIANCE, row
 from oscc_core.chapters.covariance.paired_audit import PairedAudit
-from oscc_core.engine.arms import ARMS, PAPER_ARMS
+from oscc_core.engine.arms import ARMS, PAPER_ARMS, STATED_BELOW, in_stated_order
 from oscc_core.reporting import claims
 from oscc_core.reporting.rows import Relation, Row
 
@@ -37,35 +37,22 @@ PROSE_NAMES = {"independent": "independent", "root_only": "root_only", "continua
 FACTOR_STEPS = (("root_only", "root_step"), ("continuation_only", "cont_step"))
 
 
-#: The relation the paper states for the four arms, in its ablation prose: "both partial-coupling arms reduce contrast
-#: variance, and their combination gives the lowest value" ((arm, arm it lies below) pairs; the two partial arms are
-#: not ordered against each other: the paper's tables print them in one order, its text states none).
-BELOW = (("root_only", "independent"), ("continuation_only", "independent"), ("full", "root_only"),
-         ("full", "continuation_only"))
-
-
-def stated_order(values: dict, decreasing: bool = True) -> bool:
-    """Whether `values` (arm -> number) keep the paper's stated relation (`BELOW`): each partial arm below the
-    independent arm and the full arm below both (`decreasing`, variances), or each above (covariances)."""
-    return all(values[a] < values[b] if decreasing else values[a] > values[b] for a, b in BELOW)
-
-
 def ordering(audit, quantity: str, decreasing: bool = True) -> Relation:
-    """The relation the paper states for the four arms (`BELOW`) for `quantity` ("contrast_var": both partial arms
+    """The relation the paper states for the four arms (`engine.arms.STATED_BELOW`) for `quantity` ("contrast_var": both partial arms
     below independent, full lowest; "covariance": both above, full highest), decided on the exact values by
     enumeration (resolved None): no sampling noise can reverse it.  `resolved_by_intervals` gives the Monte-Carlo
     view of the same relation."""
     values = {a: getattr(audit, quantity)(a).exact for a in PAPER_ARMS}
     name, side, end = ("variance", "<", "lowest") if decreasing else ("covariance", ">", "highest")
     return Relation(f"{name}: root_only, continuation_only {side} independent; full {end} (exact values)",
-                    stated_order(values, decreasing))
+                    in_stated_order(values, decreasing))
 
 
 def resolved_by_intervals(audit, quantity: str, decreasing: bool = True) -> bool:
-    """Whether, for every pair of the stated relation (`BELOW`), the paired bootstrap interval of their difference
+    """Whether, for every pair of the stated relation (`engine.arms.STATED_BELOW`), the paired bootstrap interval of their difference
     (`PairedAudit.difference`) lies on the side of 0 the relation states."""
     resolved = True
-    for a, b in BELOW:                                 # a below b (variances), above b (covariances)
+    for a, b in STATED_BELOW:                          # a below b (variances), above b (covariances)
         d = audit.difference(quantity, b, a)
         resolved &= d.low > 0 if decreasing else d.high < 0
     return bool(resolved)
@@ -106,7 +93,7 @@ def coupling_rows(audit: PairedAudit) -> list[Row]:
     """tab:app-p1-coupling-factors (contrast and covariance per arm), tab:app-p1-ablations (variance per arm,
     the namespace ablation included) and the ablation prose, all from the fixed-root audit `audit`.
 
-    Relations, as the paper's ablation prose states them (`BELOW`): both partial arms below independent and full
+    Relations, as the paper's ablation prose states them (`engine.arms.STATED_BELOW`): both partial arms below independent and full
     lowest in contrast variance, the reverse for the covariance, each decided on the exact values; the
     policy-namespace ablation has the independent arm's exact law (by construction).  Variances are positive by
     definition (`pair_rows` docstring)."""

@@ -15,6 +15,7 @@ from itertools import pairwise
 import numpy as np
 
 from oscc_core.chapters.gradient_noise.bootstrap import estimate
+from oscc_core.engine.arms import STATED_BELOW
 from oscc_core.reporting.claims import Relation
 
 
@@ -28,6 +29,15 @@ def ordering(text: str, values: dict[str, np.ndarray], order) -> Relation:
     estimates, resolved when every consecutive paired difference's interval lies above 0."""
     holds = all(values[a][0] > values[b][0] for a, b in pairwise(order))
     resolved = all(_difference_low(values[a], values[b]) > 0 for a, b in pairwise(order))
+    return Relation(text, holds, resolved)
+
+
+def stated(text: str, values: dict[str, np.ndarray]) -> Relation:
+    """The relation the paper states for the four fixed arms (`engine.arms.STATED_BELOW`: both partial arms below
+    independent, full below both): holds on the estimates, resolved when every pair's paired difference has its
+    interval wholly above 0."""
+    holds = all(values[a][0] < values[b][0] for a, b in STATED_BELOW)
+    resolved = all(_difference_low(values[b], values[a]) > 0 for a, b in STATED_BELOW)
     return Relation(text, holds, resolved)
 
 

@@ -17,7 +17,7 @@ from oscc_core.chapters.gradient_noise.pooled import POOLED_READING, PooledContr
 from oscc_core.chapters.gradient_noise.screen import ScreenResult
 from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
 from oscc_core.chapters.gradient_noise.updates import ratio_quantiles
-from oscc_core.engine.arms import PAPER_ARMS, in_paper_order
+from oscc_core.engine.arms import PAPER_ARMS, STATED_TEXT, in_stated_order
 from oscc_core.method.stats import Estimate
 from oscc_core.reporting import claims, printings
 from oscc_core.reporting.rows import NO_PAPER, NO_REFERENCE_RATIO, Relation, Row
@@ -28,7 +28,7 @@ CLIPPING_ROWS = {"connectivity control": "connectivity_control", "behaviour-lag 
                  "learning-rate grid": "learning_rate_grid", "activated stress": "activated_stress"}
 
 
-ORDER_TEXT = " > ".join(PAPER_ARMS)   # the paper's ordering of the fixed arms
+ORDER_TEXT = STATED_TEXT   # the relation the paper states for the fixed arms (engine.arms.STATED_BELOW)
 #: Why the independent arm's ratios agree by construction.
 SELF_RATIO = "the independent arm's variance divided by itself is 1 by definition, on every bootstrap replicate"
 #: Why a cost ratio at the matched budget agrees by construction (why its size is not compared: the family's reason,
@@ -51,18 +51,19 @@ def _lowest(what: str, values: dict[str, np.ndarray]) -> Relation:
 
 def exact_relation(what: str, exact: dict[str, float], arm: str) -> Relation:
     """The relation the paper states for `arm`'s `what`, decided on the exact values `exact` (arm -> value; no
-    interval can contradict an exact value, so `resolved` is None): the fixed arms in the paper's order
-    (independent > root_only > continuation_only > full), OSCC-Select below every fixed arm (bold)."""
+    interval can contradict an exact value, so `resolved` is None): for a fixed arm, the relation the paper's prose
+    states (both partial arms below independent, full lowest: `engine.arms.STATED_BELOW`), OSCC-Select below every
+    fixed arm (bold)."""
     if arm == SELECT:
         return Relation(_lowest_text(what), all(exact[SELECT] < exact[b] for b in PAPER_ARMS))
-    return Relation(f"{what}: {ORDER_TEXT}", in_paper_order({b: exact[b] for b in PAPER_ARMS}))
+    return Relation(f"{what}: {ORDER_TEXT}", in_stated_order({b: exact[b] for b in PAPER_ARMS}))
 
 
 def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[Row]:
     """tab:noise-transfer: return, gradient and update ratios, clip fraction and finite gradients per arm.
 
-    Relations, as the paper's table states them: the fixed arms' ratios in the
-    order independent (1) > root_only > continuation_only > full; OSCC-Select's
+    Relations, as the paper states them: the fixed arms' ratios keep its prose's
+    relation (both partial arms below independent, full lowest); OSCC-Select's
     the lowest (bold).  The return and gradient ratios have exact values, and their
     relations are decided on them (`exact_relation`); the update ratio has none,
     and its relations are resolved by the paired bootstrap of the ratios
@@ -75,7 +76,7 @@ def noise_transfer_rows(audit: NoiseAudit, setting: str) -> list[Row]:
         values = {a: audit.ratio_values(q, a, setting) for a in ROW_ARMS}
         exact = {a: audit.ratio(q, a, setting).exact for a in ROW_ARMS}
         on_exact = all(x is not None for x in exact.values())
-        order = relations.ordering(f"{q} ratio: {ORDER_TEXT}", values, PAPER_ARMS)
+        order = relations.stated(f"{q} ratio: {ORDER_TEXT}", values)
         for a in ROW_ARMS:
             if a == "independent":
                 rel = None
@@ -209,8 +210,8 @@ def frontier_rows(front: dict[str, FrontierArm], pooled: PooledContrast, root: s
     (`Row.under_readings`): all roots pooled, the paper's (`pooled`), and the frontier's root alone at the matched
     budget, a sensitivity reading; where they disagree the pooled reading gives the verdict and the row says it
     depends on the reading.  The noise traces are read at the frontier's root `root` alone (a trace needs the
-    root policy's gradients at one root).  Relations, as the paper's table states them: the fixed arms in the
-    order independent > root_only > continuation_only > full, OSCC-Select the lowest (bold), decided on the exact
+    root policy's gradients at one root).  Relations, as the paper states them: for the fixed arms its prose's
+    relation (both partial arms below independent, full lowest), OSCC-Select the lowest (bold), decided on the exact
     values (`exact_relation`).
     """
     rows = []
