@@ -330,6 +330,7 @@ def rule(paper: float, low: float, high: float, established: bool) -> str:
 @pytest.mark.parametrize("independent", [
     {13: 2.00, 17: 2.06, 23: 2.09},          # independent lower on every seed: the sign is resolved
     {13: 2.40, 17: 2.06, 23: 2.09},          # one seed the other way: the mean's interval spans 0
+    {13: 2.15, 17: 1.90, 23: 2.00},          # lower on average, but not on every seed as the paper states
 ])
 def test_one_seed_values_are_compared_with_the_prediction_interval_over_our_seeds(p, independent):
     exploit = {"cp_grpo": {13: 2.10, 17: 2.15, 23: 2.20}, "independent": independent}
@@ -338,6 +339,7 @@ def test_one_seed_values_are_compared_with_the_prediction_interval_over_our_seed
     n = len(seeds)
     half = t975(n) * np.std(diff, ddof=1) / np.sqrt(n)
     established = np.mean(diff) < 0 and np.mean(diff) + half < 0
+    every_seed = all(d < 0 for d in diff)       # the paper: "the independent arm is lower on all three seeds"
     out = {r.claim_id: r for r in rows.diagnostic_rows(p, exploit)}
     for arm, label in (("cp_grpo", "paired"), ("independent", "independent")):
         values = [exploit[arm][s] for s in seeds]
@@ -347,7 +349,8 @@ def test_one_seed_values_are_compared_with_the_prediction_interval_over_our_seed
             row = out[f"text_bounded.three_seed.{label}.final_exploitability_seed{s}"]
             assert row.ours == exploit[arm][s]                               # our seed of the same label, shown
             assert row.interval == pytest.approx((low, high), rel=1e-12)
-            assert row.verdict == rule(row.paper, low, high, established)
+            assert row.verdict == rule(row.paper, low, high, every_seed)
+            assert row.relation_holds == every_seed and row.relation_resolved is None    # exact per seed
     mean = out["fig_three_seed.mean_difference"]
     assert mean.interval == pytest.approx((np.mean(diff) - half, np.mean(diff) + half), rel=1e-12)
     assert mean.verdict == rule(mean.paper, *mean.interval, established)
@@ -527,7 +530,7 @@ def test_the_held_out_interval_of_a_deterministic_policy_is_the_normal_one_over_
     assert (low, high) == pytest.approx((0.5 - half, 0.5 + half), rel=1e-12)
 
 
-def test_a_claim_impossible_as_a_whole_game_value_takes_the_verdict_of_its_next_allowed_reading(batch):
+def test_a_claim_impossible_as_a_whole_game_value_takes_the_verdict_under_the_held_out_roots_the_paper_fixes(batch):
     from oscc_core.chapters.solver import feasibility, readings
 
     evaluations = screen.evaluate_runs("leduc", batch.average, "uniform")
@@ -542,15 +545,20 @@ def test_a_claim_impossible_as_a_whole_game_value_takes_the_verdict_of_its_next_
     assert verdicts[feasibility.READINGS["held_out"]] in claims.COMPARED
     assert verdicts[feasibility.READINGS["pairs"]] == claims.NOT_COMPARED
     assert row.verdict != claims.IMPOSSIBLE and feasibility.READINGS["whole_p0"] in row.reason
-    assert row.reading == feasibility.READINGS["held_out"]        # the first reading the rules allow, compared
+    # the readings disagree (impossible against a size verdict); the appendix's "held-out roots" decides
+    assert row.reading == feasibility.READINGS["held_out"] and row.reading_dependent
     assert row.verdict == verdicts[feasibility.READINGS["held_out"]]
+    assert "held-out roots" in row.reason
 
 
 def test_every_quantity_lists_the_whole_game_reading_then_the_held_out_roots_and_the_rank_pairs_last():
     from oscc_core.chapters.solver.readings import READING_CLAIMS
 
     held_out = {"whole_p0": "held_out", "br0": "br0_held_out", "exploitability": "expl_held_out"}
-    for claim_id, (_, _, _, keys) in READING_CLAIMS.items():
+    for claim_id, (_, kind, _, keys) in READING_CLAIMS.items():
+        if kind == "row":       # the uniform policy's other numbers: the fixed policy, then a learned arm
+            assert keys == ("fixed_uniform", "learned_uniform"), claim_id
+            continue
         assert keys[0] in held_out, claim_id                        # the book's whole-game reading first
         assert keys[1] == held_out[keys[0]], claim_id               # then the paper's appendix reading
         assert keys[-1] in ("pairs", "br_pairs", "expl_pairs"), claim_id   # a rule check only, last
@@ -578,8 +586,8 @@ def test_a_more_favourable_later_reading_never_gives_the_verdict():
     assert (row.verdict, row.reading) == (claims.NOT_REPRODUCED, feasibility.READINGS["held_out"])
 
 
-def test_the_readings_table_has_one_line_per_reading_and_marks_the_first_allowed_compared_one():
-    from oscc_core.chapters.solver import tables
+def test_the_readings_table_has_one_line_per_reading_and_marks_the_reading_that_decides():
+    from oscc_core.chapters.solver import readings, tables
     from oscc_core.chapters.solver.feasibility import READINGS, SHORT
 
     cid = "measured_solver.cp_grpo_paired.player0_value"
@@ -589,12 +597,15 @@ def test_the_readings_table_has_one_line_per_reading_and_marks_the_first_allowed
               replace(Row.compare("value", cid, 0.0, -0.1, 0.1), reading=READINGS["held_out"]),
               replace(Row.compare("value", cid, paper, paper - 0.1, paper + 0.1), reading=READINGS["versus"]),
               replace(Row.not_compared("value", cid, "no pair named"), reading=READINGS["pairs"])]
-    table = tables.readings_table([Row.under_readings(listed)])
+    fixed = readings.combine_readings(listed, ("held_out",), "the appendix says so")
+    table = tables.readings_table([fixed])
     assert list(table.index.get_level_values("reading")) == [SHORT[k] for k in keys]
     assert list(table["verdict"]) == [claims.IMPOSSIBLE, claims.NOT_REPRODUCED, claims.REPRODUCED,
                                       claims.NOT_COMPARED]
-    assert list(table["decides"]) == ["", "yes", "", ""]          # held-out roots, not the favourable 'vs uniform'
+    assert list(table["decides"]) == ["", "the paper's", "", ""]   # held-out roots, not the favourable 'vs uniform'
     assert table.notes == [(SHORT[k], "reading", READINGS[k]) for k in keys]
+    open_ = readings.combine_readings(listed)                       # no reading fixed by the text
+    assert open_.verdict == claims.DEPENDS and list(tables.readings_table([open_])["decides"]) == [""] * 4
     every = Row.under_readings([Row.impossible("value", cid, -0.1, "a bound", READINGS[k]) for k in keys[:2]])
     assert list(tables.readings_table([every])["decides"]) == ["all", "all"]
 
@@ -623,20 +634,23 @@ def _ledger_records(calls: dict, transitions: dict) -> dict:
     return {arm: {"13": {"ledger": {"physical_calls": calls[arm], "transitions": transitions[arm]}}} for arm in calls}
 
 
-def test_a_cost_is_compared_as_its_ratio_to_independents_in_physical_calls():
+def test_a_cost_is_shown_as_its_ratio_to_independents_in_physical_calls_and_not_compared_in_size():
+    from oscc_core.reporting import comparability
+
     records = _ledger_records({"cp_grpo": 61440, "independent": 61440}, {"cp_grpo": 170000, "independent": 160000})
     row = rows.cost_ratio_row("cost", "grpo_ppo.cp_grpo_paired.cost", "grpo_ppo.independent.cost", records,
                               "cp_grpo")
-    assert row.paper == pytest.approx(108.73 / 108.19, abs=1e-4)          # the paper's seconds, CP-GRPO over independent
-    assert row.ours == 1.0 and row.verdict == "reproduced"
+    assert row.paper == pytest.approx(108.73 / 108.19, abs=1e-4)     # the paper's seconds, CP-GRPO over independent
+    assert row.ours == 1.0 and row.verdict == claims.NOT_COMPARED          # wall times: 1 by construction
+    assert comparability.reason_of("wall times") in row.reason
     assert "1.062" in row.reason                                 # 170,000 / 160,000 transitions
 
 
-def test_a_cost_ratio_of_twice_the_calls_is_not_reproduced():
+def test_a_cost_ratio_of_twice_the_calls_is_shown_but_not_compared_in_size():
     records = _ledger_records({"cp_grpo": 122880, "independent": 61440}, {"cp_grpo": 1, "independent": 1})
     row = rows.cost_ratio_row("cost", "grpo_ppo.cp_grpo_paired.cost", "grpo_ppo.independent.cost", records,
                               "cp_grpo")
-    assert row.ours == 2.0 and row.verdict == "not reproduced"
+    assert row.ours == 2.0 and row.verdict == claims.NOT_COMPARED
 
 
 def test_the_reference_arms_own_cost_is_not_compared_with_a_reason():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from oscc_core.chapters.solver import findings
+from oscc_core.chapters.solver import study_view
 
 BUDGETS = (100, 10_000)
 
@@ -33,13 +33,13 @@ def test_the_change_is_scipys_t_interval_of_the_paired_seed_changes():
     s = study({"cp_grpo": RISING}, {"cp_grpo": (0.7, 0.08)})
     d = np.array([b - a for a, b in RISING])
     low, high = stats.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=stats.sem(d))
-    got = findings.last_iterate_change(s, "converging", "cp_grpo")
+    got = study_view.last_iterate_change(s, "converging", "cp_grpo")
     assert (got["mean"], got["low"], got["high"], got["n"]) == pytest.approx((d.mean(), low, high, 4))
     assert got["last"] == pytest.approx([np.mean([a for a, _ in RISING]), np.mean([b for _, b in RISING])])
 
 
 def test_a_resolved_rise_while_the_average_falls_is_named_and_counted():
-    text = findings.last_iterate_sentence(study({"cp_grpo": RISING, "independent": MIXED, "ppo": RISING},
+    text = study_view.last_iterate_sentence(study({"cp_grpo": RISING, "independent": MIXED, "ppo": RISING},
                                                 {"cp_grpo": (0.7, 0.08), "independent": (0.8, 0.09),
                                                  "ppo": (0.5, 0.6)}))
     assert "its last iterate goes from 0.742 to 1.062: the last iterate rises" in text
@@ -48,7 +48,7 @@ def test_a_resolved_rise_while_the_average_falls_is_named_and_counted():
 
 
 def test_a_resolved_fall_and_an_unresolved_change_are_said_as_such():
-    falls = findings.last_iterate_sentence(study({"cp_grpo": FALLING}, {"cp_grpo": (0.7, 0.1)}))
+    falls = study_view.last_iterate_sentence(study({"cp_grpo": FALLING}, {"cp_grpo": (0.7, 0.1)}))
     assert "the last iterate falls" in falls and falls.endswith("for 0.")
-    mixed = findings.last_iterate_sentence(study({"cp_grpo": MIXED}, {"cp_grpo": (0.7, 0.1)}))
+    mixed = study_view.last_iterate_sentence(study({"cp_grpo": MIXED}, {"cp_grpo": (0.7, 0.1)}))
     assert "the last iterate does not change at 95%" in mixed

@@ -25,7 +25,14 @@ pair or a set of them; a best-response value as player 0's or player 1's,
 whole game, over held-out roots or per pair; an exploitability as NashConv / 2,
 as NashConv, as one player's gain, per pair or over held-out roots.  Only
 readings the rules bound can break: a mean over sampled roots or a value on
-one rank pair of a trained policy is bounded only by the largest pot.
+one rank pair of a trained policy is bounded only by the largest pot.  The
+uniform-policy row is read as the fixed uniform policy (every number fixed by
+the rules) and as a learned arm with uniform behaviour (the paper prints an
+update variance and seed SDs for it, so its arm may update): the rules fix no
+number of such an arm, and the book runs none (`LEARNED_UNIFORM_REASON`).
+
+Where the paper's text fixes a reading, `PAPER_READINGS` names it with the
+words that fix it (`paper_readings`).
 
 v* is -1/18 in Kuhn and a CFR+ bracket in Leduc (`exact.evaluation.
 equilibrium_value`); a number is outside a range only if it is outside for
@@ -87,6 +94,9 @@ READINGS = {
     "expl_pairs": "NashConv / 2 on one rank pair, or the mean over a set of pairs",
     "expl_held_out": "NashConv / 2, mean over the held-out roots",
     "whole": "whole game",
+    "fixed_uniform": "the uniform policy itself, fixed (it never updates, so the rules fix its numbers)",
+    "learned_uniform": "a learned arm with uniform behaviour (its policy updates, so the rules fix none of its "
+                       "numbers)",
 }
 #: A few words for each reading, for tables (one reading each; the readings table lists what each stands for).
 SHORT = {"whole_p0": "self-play, player 0", "whole_p1": "self-play, player 1", "versus": "player 0 vs uniform",
@@ -95,19 +105,50 @@ SHORT = {"whole_p0": "self-play, player 0", "whole_p1": "self-play, player 1", "
          "br1_held_out": "BR_1, held-out roots", "br_pairs": "BR, rank pairs", "exploitability": "NashConv / 2",
          "nash_conv": "NashConv", "gain0": "gain of player 0", "gain1": "gain of player 1",
          "expl_pairs": "NashConv / 2, rank pairs", "expl_held_out": "NashConv / 2, held-out roots",
-         "whole": "whole game"}
-#: The readings of each kind of paper quantity in order of plausibility: the book's whole-game reading first, then
-#: the reading the paper's appendix states (a mean over held-out roots), then the others, the rank pairs (a rule
-#: check: the paper names no pair) last.  `Row.under_readings` takes the verdict of the first reading in this order
-#: that the rules allow and that has a number of ours to compare.
+         "whole": "whole game", "fixed_uniform": "fixed uniform policy",
+         "learned_uniform": "learned, uniform behaviour"}
+#: The readings of each kind of paper quantity, the book's whole-game reading first, then the reading the paper's
+#: appendix states (a mean over held-out roots), then the others, the rank pairs (a rule check: the paper names no
+#: pair) last.  `Row.under_readings` gives the verdict all compared readings agree on; where they disagree, the
+#: verdict under the reading the paper's text fixes (`PAPER_READINGS`), else "depends on the reading".
 VALUE_READINGS = ("whole_p0", "held_out", "versus", "pairs")
 SEAT_OPEN_VALUE_READINGS = ("whole_p0", "held_out", "whole_p1", "versus", "pairs")
 #: The readings only the largest pot bounds for a trained policy (`open_readings`).
 OPEN_READINGS = ("held_out", "versus", "pairs", "br0_held_out", "br1_held_out", "br_pairs")
 BR_READINGS = ("br0", "br0_held_out", "br1", "br1_held_out", "br_pairs")
-UNIFORM_VALUE_READINGS = ("whole_p0", "held_out", "whole_p1", "versus", "versus_seats", "pairs")
+UNIFORM_VALUE_READINGS = ("whole_p0", "held_out", "whole_p1", "versus", "versus_seats", "learned_uniform", "pairs")
 UNIFORM_EXPLOITABILITY_READINGS = ("exploitability", "expl_held_out", "nash_conv", "gain0", "gain1",
-                                   "expl_pairs")
+                                   "learned_uniform", "expl_pairs")
+#: The other numbers of the uniform-policy row (return and success, their SDs, the update variance).
+UNIFORM_ROW_READINGS = ("fixed_uniform", "learned_uniform")
+#: Why the reading of a learned arm with uniform behaviour has no number of ours.
+LEARNED_UNIFORM_REASON = ("the paper's uniform-policy row prints an update variance and standard deviations over "
+                          "seeds, so its arm may update while it behaves uniformly; the paper does not say what such "
+                          "an arm learns, and the book runs no such arm, so there is no number of ours to compare")
+#: Where the paper's words fix the aggregation of a value or best-response value: the appendix's solver table.
+HELD_OUT_TEXT = ("the paper's text fixes the aggregation: its appendix solver table gives 'held-out roots' as the "
+                 "aggregation object of the player value and the best-response value, its solver protocol "
+                 "'enumerates the same held-out roots used by the policy evaluation', and its solver table reports "
+                 "learners and the CFR+ reference 'under the same held-out root convention'")
+
+
+def paper_readings(claim_id: str) -> tuple[tuple[str, ...], str]:
+    """(the reading keys the paper's text leaves for `claim_id`, the words that fix them): the mean over held-out
+    roots for player values and their seed intervals (player 0's: the solver table heads the column 'player-0
+    value', and the appendix's interval repeats CP-GRPO's), either seat's mean over held-out roots for a
+    best-response value (the text names no seat), the held-out mean of the fixed or the learned uniform arm for
+    the uniform policy's value (its column is the solver table's value: CP-GRPO's 0.2136 is printed in both); ()
+    where the text fixes nothing (the uniform policy's exploitability is an 'evaluator summary', its other numbers
+    name no reading)."""
+    if claim_id.endswith((".player0_value", ".seed_interval")) or claim_id == "app_solver.player_value.interval":
+        return ("held_out",), HELD_OUT_TEXT
+    if claim_id.endswith("best_response_value") or claim_id == "app_solver.best_response_value.interval":
+        return ("br0_held_out", "br1_held_out"), HELD_OUT_TEXT + "; it names no seat"
+    if claim_id == f"{UNIFORM}.value":
+        return ("held_out", "learned_uniform"), (HELD_OUT_TEXT + "; the uniform policy's value stands in the same "
+                                                 "column as CP-GRPO's 0.2136, but the text does not say whether "
+                                                 "the uniform arm is fixed or learned")
+    return (), ""
 
 
 def value_range(equilibrium: EquilibriumValue, nash_conv: float) -> tuple[float, float]:

@@ -33,24 +33,56 @@ def _first_reach(cal: dict, game: str) -> str:
     return f"after {reach:,} iterations" if reach else "at no iteration of its run"
 
 
-def _impossible(rows) -> tuple[list, list]:
-    """(rows impossible under every reading, rows impossible under some readings only)."""
+def _impossible(rows) -> tuple[list, list, list]:
+    """Each paper value once (printings left out): (rows impossible under every reading, rows impossible under some
+    readings only whose other readings are compared, rows impossible under every compared reading and not compared
+    under another: the uniform policy's exploitability, impossible for the fixed policy, read also as a learned arm
+    the book does not run)."""
+    def broken(r):
+        return bool(r.readings) and any(x["verdict"] == claims.IMPOSSIBLE for x in r.readings)
+    rows = [r for r in rows if r.primary and r.printing_of is None]      # each paper value once
     every = [r for r in rows if r.verdict == claims.IMPOSSIBLE]
-    some = [r for r in rows if r.verdict != claims.IMPOSSIBLE and r.readings
-            and any(x["verdict"] == claims.IMPOSSIBLE for x in r.readings)]
-    return every, some
+    unrun = [r for r in rows if r.verdict == claims.NOT_COMPARED and broken(r)]
+    some = [r for r in rows if r.verdict not in (claims.IMPOSSIBLE, claims.NOT_COMPARED) and broken(r)]
+    return every, some, unrun
 
 
-def _first_allowed(rows) -> str:
-    """The verdicts that rows impossible under some readings take from their first allowed, compared reading,
-    counted, with the readings that gave them ("none" without such rows)."""
+def _some_text(rows) -> str:
+    """How the rows impossible under some readings only are decided: how many take the verdict under the reading
+    the paper's text fixes (and which verdicts), how many depend on the reading ("none" without such rows)."""
     if not rows:
         return "none"
-    counts = Counter(r.verdict for r in rows)
+    fixed = Counter(r.verdict for r in rows if r.verdict != claims.DEPENDS)
+    open_ = sum(r.verdict == claims.DEPENDS for r in rows)
+    held_out = {READINGS[k] for k in ("held_out", "br0_held_out", "br1_held_out")}
     short = {READINGS[k]: v for k, v in SHORT.items()}
-    used = list(dict.fromkeys(short.get(r.reading, r.reading) for r in rows))
-    return f"{', '.join(f'{n} {v}' for v, n in counts.most_common())}, read as " + " or as ".join(
-        f"'{u}'" for u in used)
+    used = list(dict.fromkeys("the mean over held-out roots" if set(r.reading.split("; ")) <= held_out else
+                              f"'{short.get(r.reading, r.reading)}'" for r in rows if r.verdict != claims.DEPENDS))
+    parts = []
+    if fixed:
+        parts.append(f"{sum(fixed.values())} take the verdict under the reading the paper's text fixes ("
+                     + " or ".join(used) + f"): {', '.join(f'{n} {v}' for v, n in fixed.most_common())}")
+    if open_:
+        parts.append(f"{open_} {'depend' if open_ > 1 else 'depends'} on the reading")
+    return "; ".join(parts)
+
+
+def _unrun_text(rows) -> str:
+    return "; ".join(f"the paper's {_number(r.paper)} for {r.claim_id} is impossible for the fixed uniform policy "
+                     f"under every reading and not compared as a learned arm with uniform behaviour, which the book "
+                     f"does not run" for r in rows)
+
+
+#: What a reading-dependent value's reading is about, by a part of its claim id (the first that matches).
+OPEN_CHOICES = (("update_variance", "the step size eta of an update variance"),
+                ("frozen_opponent", "the clip epsilon of the frozen screen"),
+                ("", "the aggregation or the seat of a value"))
+
+
+def _open_choices(claim_ids) -> str:
+    """The choices the paper leaves open on which the given values' verdicts depend, with how many each."""
+    found = Counter(next(text for part, text in OPEN_CHOICES if part in cid) for cid in claim_ids)
+    return ", ".join(f"{text} ({n})" for text, n in found.items()) or "none"
 
 
 def _number(x) -> str:
@@ -64,12 +96,13 @@ def _study_sentences(study: dict) -> tuple[str, str]:
     diff = lit["differences"]["independent - cp_grpo"]
     top = max(int(b) for b in d["budgets"])
     conv = study["summary"]["converging"][str(top)]["arms"]
-    to = study["thresholds"]["converging"]["cp_grpo"][repr(float(d["thresholds"][0]))]
+    to = study_view.calls_to(study, "converging", "cp_grpo", float(d["thresholds"][0]))
     literal = (f"over {len(d['seeds'])} seeds at that budget, independent minus CP-GRPO is {diff['mean']:+.3f} "
                f"chips, 95% interval [{diff['low']:.3f}, {diff['high']:.3f}] (CP-GRPO lower on {diff['cp_grpo_lower']} "
                f"of {diff['n']} seeds)")
-    reach = ("never within the study" if to["geometric_mean"] is None else
-             f"after about {to['geometric_mean']:,.0f} physical calls ({to['reached']} of {to['seeds']} seeds)")
+    reach = ("never within the study" if to["calls"] is None else
+             f"after about {study_view.calls_text(to['calls'])} physical calls (geometric mean over seeds, "
+             f"log-log interpolation between stored budgets; {to['reached']} of {to['seeds']} seeds)")
     converging = (f"with our converging learner (counterfactual decision points and a proximal pull, not the "
                   f"paper's) CP-GRPO's average policy falls to {d['thresholds'][0]:g} chips {reach} and to "
                   f"{conv['cp_grpo']['exploitability_average']['mean']:.3f} at {top:,} calls, and independent minus "
@@ -87,7 +120,7 @@ def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int
     paper = claims.claim(LEARNED_CLAIM)
     mean = next(r for r in diagnostic if r.claim_id == DIAGNOSTIC_CLAIM)
     resolved = [o for o in orderings(records) if o["resolved (every paired difference, 95%)"] == "yes"]
-    every, some = _impossible(rows)
+    every, some, unrun = _impossible(rows)
     kuhn_paper = claims.claim(MAX_EXPLOITABILITY_CLAIM["kuhn"])
     leduc_paper = claims.claim(MAX_EXPLOITABILITY_CLAIM["leduc"])
     holds = (f"Our exact CFR+ agrees with OpenSpiel's and reaches the paper's calibration exploitability "
@@ -105,10 +138,13 @@ def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int
         does_not = does_not[:-1] + f"; {literal}."
     names = "; ".join(f"{r.quantity.split(' (')[0]} = {_number(r.paper)} (ours {_number(float(r.ours))})"
                       for r in every) or "none"
-    impossible = (f"Impossible under the rules under every reading: {names}. {len(some)} more paper numbers "
-                  f"(values and best-response values and their intervals) are impossible as whole-game self-play "
-                  f"numbers but allowed under a later reading; each takes the verdict of the first allowed, compared "
-                  f"reading: {_first_allowed(some)}.")
+    depends = {r.printing_of or r.claim_id for r in rows if r.primary and r.verdict == claims.DEPENDS}
+    impossible = (f"Impossible under the rules under every reading: {names}" +
+                  (f" ({_unrun_text(unrun)})" if unrun else "") +
+                  f". {len(some)} more paper numbers (values, best-response values and their intervals) are "
+                  f"impossible as whole-game self-play numbers but allowed under another reading: {_some_text(some)}; "
+                  f"{len(depends)} values of the chapter depend on a reading the paper leaves open: "
+                  f"{_open_choices(sorted(depends))}.")
     landing = (f"Learners: at the matched budget our average policies are {min(exploit):.2f} to {max(exploit):.2f} "
                f"chips exploitable against the paper's {_number(paper)}; exact CFR+ reaches the paper's calibration "
                f"values {_first_reach(cal, 'leduc')} (Leduc), not at the budgets the paper names.",
@@ -118,69 +154,23 @@ def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int
                 f"policy worst) are resolved at 95% on paired per-seed differences; the three-seed diagnostic's "
                 f"sign is {mean.verdict} ({mean.ours:+.3f} chips against the paper's {_number(mean.paper)})."),
                f"Impossible under every reading: {names}; {len(some)} more numbers are impossible only as "
-               f"whole-game self-play values ({_first_allowed(some)}).")
+               f"whole-game self-play values ({_some_text(some)}); {len(depends)} values depend on a reading.")
     return Findings(box=(holds, does_not, impossible), landing=landing, counts=chapter_counts_text(STEM, rows))
 
 
 def impossible_glue(rows) -> dict[str, str]:
-    """Two sentences the chapter glues: which paper numbers are impossible under every reading, and how many under
-    some readings only."""
-    every, some = _impossible(rows)
+    """Two sentences the chapter glues: which paper numbers are impossible under every reading (and which are
+    impossible under every compared reading but not compared under one the book does not run), and how the
+    numbers impossible under some readings only are decided."""
+    every, some, unrun = _impossible(rows)
     if every:
         names = "; ".join(f"{r.claim_id} = {_number(r.paper)}" for r in every)
         first = (f"{len(every)} paper number{'s are' if len(every) > 1 else ' is'} impossible under the rules under "
                  f"every reading ({names}).")
     else:
         first = "No paper number of the section is impossible under every reading."
+    if unrun:
+        first += f" {_unrun_text(unrun)[0].upper()}{_unrun_text(unrun)[1:]}: not compared."
     second = (f"{len(some)} more {'are' if len(some) != 1 else 'is'} impossible under some readings only (as a "
-              f"whole-game self-play number) and take{'s' if len(some) == 1 else ''} the verdict of the first "
-              f"reading in the listed order that the rules allow and that is compared: {_first_allowed(some)}.")
+              f"whole-game self-play number) and allowed under others: {_some_text(some)}.")
     return {"impossible_every": first, "impossible_some": second}
-
-
-# ----- the last iterate beside the average policy -------------------------------------------------
-def last_iterate_change(study: dict, learner: str, arm: str) -> dict:
-    """The change of the arm's last-iterate exploitability from the paper's budget to the study's largest (chips),
-    paired by seed: mean, 95% t-interval and n, with the seed means at both budgets and the average policy's."""
-    from oscc_core.method.stats import t_interval
-
-    d = study["design"]
-    first, top = str(d["budget"]), str(max(int(b) for b in d["budgets"]))
-    seeds = study["runs"][learner][arm]
-    iv = t_interval([rec[top]["exploitability_last"] - rec[first]["exploitability_last"] for rec in seeds.values()])
-    at = {b: study["summary"][learner][b]["arms"][arm] for b in (first, top)}
-    return {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n,
-            "last": [at[b]["exploitability_last"]["mean"] for b in (first, top)],
-            "average": [at[b]["exploitability_average"]["mean"] for b in (first, top)]}
-
-
-def _direction(change: dict) -> str:
-    if change["low"] > 0:
-        return "rises"
-    if change["high"] < 0:
-        return "falls"
-    return "does not change at 95%"
-
-
-def last_iterate_sentence(study: dict, learner: str = "converging") -> str:
-    """The last iterate beside the average policy for one learner of the study, from its runs: CP-GRPO's seed means
-    of both at the paper's budget and the largest, the last iterate's paired change between them (95% t-interval),
-    and for how many arms the last iterate rises (resolved) while the average policy falls."""
-    d = study["design"]
-    first, top = int(d["budget"]), max(int(b) for b in d["budgets"])
-    arms = [a for a in study["runs"][learner] if str(top) in next(iter(study["runs"][learner][a].values()))]
-    changes = {arm: last_iterate_change(study, learner, arm) for arm in arms}
-    cp = changes["cp_grpo"]
-    rising = [a for a, c in changes.items() if c["low"] > 0 and c["average"][1] < c["average"][0]]
-    text = (f"From {first:,} to {top:,} calls the {learner} learner's CP-GRPO average policy goes from "
-            f"{cp['average'][0]:.3f} to {cp['average'][1]:.3f} chips exploitable, while its last iterate goes from "
-            f"{cp['last'][0]:.3f} to {cp['last'][1]:.3f}: the last iterate {_direction(cp)} (change "
-            f"{cp['mean']:+.3f} chips, 95% interval [{cp['low']:+.3f}, {cp['high']:+.3f}], paired over {cp['n']} "
-            f"seeds). Over the {len(changes)} learned arms the last iterate rises while the average policy falls for "
-            f"{len(rising)}" + (f" ({', '.join(rising)})" if rising else ""))
-    if rising:
-        text += ("; there the iterates themselves do not converge, only their average does, so the study compares "
-                 "average policies (the chapter's checkpoints), and a last iterate is no substitute for one.")
-    else:
-        text += "."
-    return text

@@ -49,12 +49,12 @@ def scale_payload(batch, seeds) -> dict:
 
 
 def payload(p, *, op, eta, cal, diag, panel, frozen, screen, records, cfr, scale, checkpoints, tables,
-            findings=None, readings=None, learning=None, converging_op=None) -> dict:
+            findings=None, readings=None, learning=None, converging_op=None, update_by_eta=None) -> dict:
     """The whole results file body (the manifest is added by `reporting.results.write_results`): `findings` (a
     `reporting.findings.Findings`) under "findings", the readings' numbers under "readings", and of the learning
     study (`chapters.solver.study.run`) the choices, the summary at the paper's budget and the live check (the
     study itself is its own results file, `05_solver_study.json`), with the converging learner's frozen operating
-    point `converging_op` built from it."""
+    point `converging_op` built from it, and the update variances under every step size (`update_by_eta`)."""
     ledgers = {"diagnostic": {arm: diag.ledger_per_iteration(arm) for arm in sorted({r.arm for r in diag.runs})},
                "policy_screen": {arm: screen.ledger_per_iteration(arm) for arm in sorted({r.arm for r in screen.runs})}}
     body = {"ledgers_per_iteration": ledgers, "operating_point": {"digest": op.digest, "record": op.record()},
@@ -65,6 +65,8 @@ def payload(p, *, op, eta, cal, diag, panel, frozen, screen, records, cfr, scale
             "checkpoints": checkpoints, "rows": {name: rows_record(rows) for name, rows in tables.items()}}
     if readings is not None:
         body["readings"] = readings.records
+    if update_by_eta is not None:   # {eta: {arm: {seed: {"update_variance": v}}}}, JSON keys as text
+        body["update_variance_by_eta"] = {f"{e:g}": at for e, at in update_by_eta.items()}
     if learning is not None:
         st = learning["study"]
         body["learning_study"] = {"choices": st["choices"], "seeds": st["design"]["seeds"],

@@ -27,10 +27,18 @@ and its kin): the book's whole-game reading, the paper's appendix reading (a
 mean over held-out roots), then the others.  A reading whose bound the paper's
 number breaks (`feasibility`) gives an impossible row that keeps our number
 under that reading; the claim is impossible under the rules only when every
-reading is, and otherwise takes the verdict of the first reading in the list
-that the rules allow and that has a number of ours to compare (never the most
-favourable of them; a rank-pair reading only says whether the rules allow the
-number).
+reading is (`Row.under_readings`).  Where the compared readings agree, the row
+takes their verdict; where they disagree, it takes the verdict under the
+reading the paper's text fixes (`feasibility.paper_readings`: the held-out
+roots of its appendix), flagged as reading-dependent, and where the text fixes
+no reading, or the readings it leaves open disagree among themselves, the row
+"depends on the reading".  Never the most favourable reading; a rank-pair
+reading only says whether the rules allow the number.
+
+The uniform-policy row is also read as a learned arm with uniform behaviour
+(`feasibility.LEARNED_UNIFORM_REASON`): the book runs no such arm, so that
+reading is not compared, and no uniform number is impossible under every
+reading.
 """
 from __future__ import annotations
 
@@ -45,10 +53,13 @@ from oscc_core.chapters.solver.feasibility import (
     SEEDS_CLAIM,
     SHORT,
     UNIFORM,
+    LEARNED_UNIFORM_REASON,
     UNIFORM_EXPLOITABILITY_READINGS,
+    UNIFORM_ROW_READINGS,
     UNIFORM_VALUE_READINGS,
     VALUE_READINGS,
     impossible_row,
+    paper_readings,
 )
 from oscc_core.exact.evaluation import best_response_tables, root_values
 from oscc_core.games import get_game
@@ -61,6 +72,8 @@ HELD_OUT_ROOTS_CLAIM = "learning_boundary.policy_solver.heldout_roots_per_seed"
 #: Arm of each row label of the paper's solver table ("cfr": the exact CFR+ reference).
 SOLVER_ARM = {"cp_grpo_paired": "cp_grpo", "independent": "independent", "standard_grpo": "grpo",
               "standard_ppo": "ppo", "exact_cfr_plus": "cfr"}
+#: Joins the readings a row's verdict rests on when the paper's text leaves several that agree (both seats).
+READING_SEPARATOR = "; "
 #: Record keys of the quantities a reading evaluates.
 KEYS = ("player0_value", "player1_value", "seat0_return", "best_response_0", "best_response_1")
 
@@ -68,8 +81,7 @@ KEYS = ("player0_value", "player1_value", "seat0_return", "best_response_0", "be
 def _claims() -> dict[str, tuple[str, str, str, tuple[str, ...]]]:
     """{claim id: (arm, kind of quantity, "point" or "interval", reading keys)} of every paper quantity the
     chapter compares under several readings, in order of plausibility: the book's whole-game reading first, then
-    the paper's appendix reading (a mean over held-out roots), then the others, rank pairs last (the combined row
-    takes the verdict of the first reading in this order that the rules allow and that is compared)."""
+    the paper's appendix reading (a mean over held-out roots), then the others, rank pairs last."""
     out = {}
     for label, arm in SOLVER_ARM.items():
         base = f"measured_solver.{label}"
@@ -80,6 +92,8 @@ def _claims() -> dict[str, tuple[str, str, str, tuple[str, ...]]]:
     out["app_solver.best_response_value.interval"] = ("cp_grpo", "br", "interval", BR_READINGS)
     out[f"{UNIFORM}.value"] = ("uniform", "value", "point", UNIFORM_VALUE_READINGS)
     out[f"{UNIFORM}.exploitability"] = ("uniform", "exploitability", "point", UNIFORM_EXPLOITABILITY_READINGS)
+    for key in ("return_mean", "return_sd", "success_mean", "success_sd", "update_variance"):
+        out[f"{UNIFORM}.{key}"] = ("uniform", "row", "point", UNIFORM_ROW_READINGS)
     return out
 
 
@@ -163,7 +177,9 @@ class Readings:
                   "exploitability": "exploitability", "nash_conv": "nash_conv"}
         held = {"held_out": "player0_value", "br0_held_out": "best_response_0", "br1_held_out": "best_response_1",
                 "expl_held_out": "exploitability"}
-        if reading in simple:
+        if reading == "learned_uniform":
+            row = Row.not_compared(quantity, claim_id, LEARNED_UNIFORM_REASON)
+        elif reading in simple:
             row = self._row(quantity, claim_id, shape, *self._interval(arm, simple[reading]))
         elif reading in held:
             row = self._row(quantity, claim_id, shape, *self._held_out(arm, held[reading]))
@@ -182,16 +198,14 @@ class Readings:
 
     def combine(self, row: Row) -> Row:
         """`row` (the table's comparison under the book's reading) combined with every other reading of its claim,
-        in the listed order, by `Row.under_readings`: the verdict of the first reading that the rules allow and
-        that is compared, or impossible under the rules when every reading breaks a bound.  A row whose claim has
-        no other reading is returned unchanged."""
+        in the listed order (`combine_readings`).  A row whose claim has no other reading is returned unchanged."""
         spec = READING_CLAIMS.get(row.claim_id)
         if spec is None:
             return row
         own, *others = spec[3]
         listed = [self._checked(replace(row, reading=READINGS[own]), own)]
         listed += [self._checked(self.reading_row(row.claim_id, key, row.quantity), key) for key in others]
-        return Row.under_readings(listed)
+        return combine_readings(listed, *paper_readings(row.claim_id))
 
     def _checked(self, row: Row, reading: str) -> Row:
         entry = self.checks.get((row.claim_id, reading))
@@ -204,16 +218,19 @@ class Readings:
     def table(rows: list[Row]) -> list[dict]:
         """One line per (paper quantity, reading), in the listed order of the readings: the claim, the paper's
         number, the reading (its few words, `feasibility.SHORT`), our number and 95% interval under it, the
-        verdict under it, and "decides": "yes" on the reading whose verdict the quantity takes (the first that
-        the rules allow and that is compared), "all" on every reading of a quantity impossible under all."""
+        verdict under it, and "decides":
+        "all" on every reading of a quantity whose readings agree (or that is impossible under all), "the paper's"
+        on the reading the paper's text fixes where the readings disagree, and nothing on every reading of a quantity
+        that depends on the reading."""
         short = {READINGS[k]: v for k, v in SHORT.items()}
         out = []
         for r in rows:
-            if r.readings is None:
+            if r.readings is None or r.printing_of or not all(x["reading"] in short for x in r.readings):
                 continue
-            every = r.verdict == claims.IMPOSSIBLE
             for x in r.readings:
-                decides = "all" if every else ("yes" if x["reading"] == r.reading else "")
+                paper = x["reading"] in r.reading.split(READING_SEPARATOR)
+                decides = ("" if r.verdict == claims.DEPENDS else "the paper's" if r.reading_dependent and paper
+                           else "" if r.reading_dependent else "all")
                 out.append({"claim id": r.claim_id, "paper": claims.format_value(r.paper),
                             "reading": short[x["reading"]], "ours": _text(x["ours"]),
                             "95% interval": _text(x["interval"]), "verdict": x["verdict"], "decides": decides})
@@ -229,3 +246,23 @@ def _text(x) -> str:
     if isinstance(x, float):
         return f"{x:.4f}"
     return str(x)
+
+
+def combine_readings(listed: list[Row], fixed: tuple[str, ...] = (), words: str = "") -> Row:
+    """One quantity's rows under its readings (`listed`, each naming its reading by its `READINGS` text), combined
+    by `Row.under_readings`, with the readings the paper's text leaves (`fixed`, keys of `READINGS`; `words`: what
+    fixes them).  Where the compared ones among `fixed` agree, their reading is the paper's (the verdict where the
+    readings disagree); where they disagree among themselves, or the text fixes nothing, none is.  With more than
+    one reading left by the text, the reason says that the text fixes only what they share, and the row's reading
+    names every compared one of them (joined by `READING_SEPARATOR`)."""
+    labels = [READINGS[k] for k in fixed]
+    left = [r for r in listed if r.reading in labels]
+    compared = [r for r in left if r.verdict != claims.NOT_COMPARED]
+    paper = compared[0].reading if compared and len({r.verdict for r in compared}) == 1 else None
+    row = Row.under_readings(listed, paper_reading=paper)
+    if not (row.reading_dependent and row.verdict != claims.DEPENDS):
+        return row
+    under = "; ".join(f"{r.verdict} under '{r.reading}'" for r in left)
+    return replace(row, reading=READING_SEPARATOR.join(r.reading for r in compared),
+                   reason=f"{words}: the verdict is the one under the reading{'s' if len(left) > 1 else ''} "
+                          f"it leaves ({under}); {row.reason}")

@@ -15,16 +15,16 @@ impossible under the rules.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from oscc_core.chapters.solver.readings import Readings
 from oscc_core.chapters.solver.training import LEARNED_ARMS
 from oscc_core.games import get_game
 from oscc_core.games.leduc import MAX_RAISES
 from oscc_core.learning import summary
 from oscc_core.method.stats import t_interval
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, printings
 from oscc_core.reporting.claims import Relation
-from dataclasses import replace
-
 from oscc_core.reporting.rows import NO_REFERENCE_RATIO, Row, unshown_impossible
 
 #: The paper's row label of each arm in its policy and solver tables.
@@ -67,8 +67,10 @@ def cost_ratio_row(quantity: str, claim_id: str, reference_id: str, records, arm
     calls = mean_ledger(records, arm, "physical_calls") / mean_ledger(records, COST_REFERENCE, "physical_calls")
     steps = mean_ledger(records, arm, "transitions") / mean_ledger(records, COST_REFERENCE, "transitions")
     row = Row.ratio(quantity, claim_id, reference_id, calls)
-    return replace(row, reason=f"ratio to {COST_REFERENCE} in physical calls (seconds are not portable); in "
-                               f"transitions it is {steps:.3f}").true_by_construction(MATCHED_BUDGET)
+    own = f"ratio to {COST_REFERENCE} in physical calls (seconds are not portable); in transitions it is {steps:.3f}"
+    # a wall time is not compared in size (`reporting.comparability`): its family's reason stays first
+    return replace(row, reason=own if row.reason is None else f"{row.reason}; {own}"
+                   ).true_by_construction(MATCHED_BUDGET)
 
 
 # ----- the three-seed diagnostic ------------------------------------------------------------------
@@ -76,12 +78,15 @@ def diagnostic_rows(p, exploit: dict) -> list[Row]:
     """The three-seed diagnostic; exploit[arm][seed] = final exploitability of the average policy (chips).
 
     The paper prints one number per seed: each is compared with the 95% prediction interval of one more seed
-    over our seeds (`Row.one_seed`; our value at the same seed label beside it).  Every row declares the sign the
-    paper states, independent - paired < 0, on our seed mean with its 95% t-interval."""
+    over our seeds (`Row.one_seed`; our value at the same seed label beside it).  Every per-seed row declares the
+    relation the paper states for them, "the independent arm is lower on all three seeds", decided on our exact
+    per-seed exploitabilities; the mean difference declares the sign the paper prints for it, below 0, on our
+    seed mean with its 95% t-interval."""
     seeds = p.diagnostic_seeds
     diff = {s: exploit["independent"][s] - exploit["cp_grpo"][s] for s in seeds}
     iv = t_interval([diff[s] for s in seeds])
-    sign = Relation.side("mean independent - paired < 0", iv.mean, iv.low, iv.high, below=0.0)
+    sign = Relation(f"independent < paired on all {len(seeds)} seeds (exact per seed)",
+                    all(diff[s] < 0 for s in seeds))
     rows = []
     for arm, label in (("cp_grpo", "paired"), ("independent", "independent")):
         spread = [exploit[arm][s] for s in seeds]
@@ -143,11 +148,43 @@ def orderings(records) -> list[dict]:
 
 
 # ----- the paper's tables -------------------------------------------------------------------------
-def policy_rows(records, readings: Readings | None = None) -> list[Row]:
-    """tab:measured-grpo-ppo: return and success (mean and SD), update variance, value, exploitability, cost."""
+def eta_reading(eta: float | None = None, arm: str | None = None, etas: dict | None = None) -> str:
+    """The reading of an update variance at one step size: the arm's own eta (chosen on the development seeds, the
+    one it trained with) or one eta for every learned arm (one iteration from the state the run trained to)."""
+    if eta is None:
+        return f"eta chosen per arm on the development seeds ({arm}: {etas[arm]:g}), the step size it trained with"
+    return f"eta = {eta:g} for every learned arm, one iteration from the state each run trained to"
+
+
+def update_variance_row(records, arm: str, by_eta: dict | None = None, etas: dict | None = None) -> Row:
+    """tab:measured-grpo-ppo's update variance of a learned arm (logits^2, seed mean with its 95% interval on the log
+    scale) and the paper's ordering (CP-GRPO lowest, paired, 95%).  The paper gives no step size, and an update
+    variance grows with eta squared, so with `by_eta` ({eta: {arm: {seed: {"update_variance": v}}}}) it is
+    compared under one reading per eta: the arm's own eta first (`etas`), then every eta of `by_eta`, each with
+    the ordering at that eta (`Row.under_readings`, no reading the paper's text fixes)."""
+    cid = f"grpo_ppo.{POLICY_ROW[arm]}.update_variance"
+    quantity = f"{arm}: update variance (logits^2)"
+    own = _estimate(quantity, cid, records, arm, "update_variance", ordering(records, arm, "update_variance", "low"))
+    if not by_eta:
+        return own
+    listed = [replace(own, reading=eta_reading(arm=arm, etas=etas))]
+    for eta, at in by_eta.items():
+        row = _estimate(quantity, cid, at, arm, "update_variance", ordering(at, arm, "update_variance", "low"))
+        listed.append(replace(row, reading=eta_reading(eta)))
+    return Row.under_readings(listed)
+
+
+def policy_rows(records, readings: Readings | None = None, by_eta: dict | None = None,
+                etas: dict | None = None) -> list[Row]:
+    """tab:measured-grpo-ppo: return and success (mean and SD), update variance (under each eta of `by_eta`:
+    `update_variance_row`), value, exploitability, cost."""
     rows = []
     for arm, label in POLICY_ROW.items():
         cid = f"grpo_ppo.{label}"
+        # the paper states no ordering of the uniform policy's update variance (only its "weakest decision quality")
+        update = (update_variance_row(records, arm, by_eta, etas) if arm in LEARNED_ARMS else
+                  _estimate(f"{arm}: update variance (logits^2)", f"{cid}.update_variance", records, arm,
+                            "update_variance"))
         rows += [_estimate(f"{arm}: return vs opponent (chips)", f"{cid}.return_mean", records, arm, "mean_return",
                            ordering(records, arm, "mean_return", "high")),
                  Row.compare(f"{arm}: return SD over seeds (chips)", f"{cid}.return_sd",
@@ -156,8 +193,7 @@ def policy_rows(records, readings: Readings | None = None) -> list[Row]:
                            ordering(records, arm, "task_success", "high")),
                  Row.compare(f"{arm}: task success SD over seeds", f"{cid}.success_sd",
                              summary.sd(records, arm, "task_success")),
-                 _estimate(f"{arm}: update variance (logits^2)", f"{cid}.update_variance", records, arm,
-                           "update_variance", ordering(records, arm, "update_variance", "low")),
+                 update,
                  _estimate(f"{arm}: player-0 value (chips)", f"{cid}.value", records, arm, "player0_value",
                            ordering(records, arm, "player0_value", "high")),
                  _estimate(f"{arm}: exploitability (chips)", f"{cid}.exploitability", records, arm,
@@ -165,6 +201,19 @@ def policy_rows(records, readings: Readings | None = None) -> list[Row]:
                  cost_ratio_row(f"{arm}: cost ratio", f"{cid}.cost",
                                 f"grpo_ppo.{POLICY_ROW[COST_REFERENCE]}.cost", records, arm)]
     return _combined(rows, readings)
+
+
+def unify_tables(tables: dict) -> dict:
+    """The chapter's tables (name -> rows) with every printing of one paper quantity taking the verdict of the
+    printing that decides its `same_as` group (`reporting.printings.unify`, over all the chapter's rows at once),
+    each table keeping its rows in order."""
+    names = list(tables)
+    flat = printings.unify([r for name in names for r in tables[name]])
+    out, at = {}, 0
+    for name in names:
+        out[name] = flat[at:at + len(tables[name])]
+        at += len(tables[name])
+    return out
 
 
 def one_row_per_claim(tables: dict) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 
 from oscc_core.chapters.solver.figures import WIDE_TEXT_PT
 from oscc_core.chapters.solver.study import PAPER_EXPLOITABILITY
+from oscc_core.method.stats import t_interval
 from oscc_core.reporting import claims
 from oscc_core.reporting import study_tables as tables
 from oscc_core.reporting.claims import Relation
@@ -38,20 +39,125 @@ def differences_frame(study: dict, learner: str):
     return tables.differences_frame(study["summary"][learner], study["design"])
 
 
+#: How the calls to a threshold are computed (the study's rule, `learning.study_design.calls_to` and `summary`).
+CALLS_RULE = ("geometric mean over the seeds that reach it of each seed's first crossing, interpolated linearly in "
+              "log calls and log exploitability between the two stored budgets around it; 95% interval "
+              "exp(t-interval of the log calls over those seeds)")
+#: Significant figures of calls to a threshold: the stored budgets are a factor of about 1.76 apart, and most seeds
+#: cross inside one gap between them, so an interpolated crossing carries no more than two figures.
+CALLS_FIGURES = 2
+#: The rules of the sensitivity table: (name, interpolation, mean), the book's first.
+CALLS_RULES = (("geometric mean, log-log (the book's rule)", "log", "geometric"),
+               ("arithmetic mean, linear", "linear", "arithmetic"),
+               ("arithmetic mean, log-log", "log", "arithmetic"),
+               ("geometric mean, linear", "linear", "geometric"))
+
+
+def crossing(curve: dict, threshold: float, interpolation: str = "log") -> tuple[float, int, int] | None:
+    """(calls, stored budget before, stored budget after) at which one run's average-policy exploitability first
+    falls to `threshold` (chips), interpolated between the two stored budgets around the crossing, linearly in
+    log calls and log exploitability ("log", the study's `calls_to`) or in calls and exploitability ("linear");
+    (first budget, it, it) when the run starts at or below it; None when it never gets there."""
+    points = sorted((int(b), rec["exploitability_average"]) for b, rec in curve.items())
+    if points[0][1] <= threshold:
+        return float(points[0][0]), points[0][0], points[0][0]
+    for (b0, e0), (b1, e1) in zip(points, points[1:]):
+        if e1 <= threshold:
+            if interpolation == "log":
+                f = (np.log(e0) - np.log(threshold)) / (np.log(e0) - np.log(e1))
+                return float(np.exp(np.log(b0) + f * (np.log(b1) - np.log(b0)))), b0, b1
+            return float(b0 + (e0 - threshold) / (e0 - e1) * (b1 - b0)), b0, b1
+    return None
+
+
+def calls_to(study: dict, learner: str, arm: str, threshold: float, interpolation: str = "log",
+             mean: str = "geometric") -> dict:
+    """Calls to reach `threshold` over the study's seeds under one rule: {"calls" (the mean over the seeds that
+    reach it), "low", "high" (its 95% interval: exp(t-interval of log calls) for a geometric mean, the t-interval
+    for an arithmetic one; None with fewer than two seeds), "reached", "seeds", "gaps" ({(before, after): seeds
+    crossing between those stored budgets})}."""
+    found = [crossing(curve, threshold, interpolation) for curve in study["runs"][learner][arm].values()]
+    hits = [c for c in found if c is not None]
+    out = {"calls": None, "low": None, "high": None, "reached": len(hits), "seeds": len(found), "gaps": {}}
+    for _, b0, b1 in hits:
+        out["gaps"][(b0, b1)] = out["gaps"].get((b0, b1), 0) + 1
+    calls = np.array([c for c, _, _ in hits], dtype=np.float64)
+    if not calls.size:
+        return out
+    geometric = mean == "geometric"
+    out["calls"] = float(np.exp(np.log(calls).mean())) if geometric else float(calls.mean())
+    if calls.size >= 2 and np.ptp(calls) > 0:
+        iv = t_interval(np.log(calls) if geometric else calls)
+        out["low"], out["high"] = (float(np.exp(iv.low)), float(np.exp(iv.high))) if geometric else (iv.low, iv.high)
+    return out
+
+
+def calls_text(x: float | None, figures: int = CALLS_FIGURES) -> str:
+    """Calls to `figures` significant figures, with separators ('470,000'); 'never' for None."""
+    return "never" if x is None else f"{float(f'{x:.{figures}g}'):,.0f}"
+
+
+def gap_text(t: dict) -> str:
+    """Where most seeds cross: '29 of 30 between 326,397 and 575,728' (stored budgets), or '—'."""
+    if not t["gaps"]:
+        return "—"
+    (b0, b1), n = max(t["gaps"].items(), key=lambda kv: (kv[1], -kv[0][0]))
+    where = f"at or before {b0:,}" if b0 == b1 else f"between {b0:,} and {b1:,}"
+    return f"{n} of {t['reached']} {where}"
+
+
+def never_reached(study: dict) -> list[tuple[str, str]]:
+    """(learner, arm) pairs none of whose seeds reaches any threshold within the study."""
+    return [(learner, arm) for learner in learner_order(study) for arm in study["thresholds"][learner]
+            if all(t["reached"] == 0 for t in study["thresholds"][learner][arm].values())]
+
+
+def never_text(study: dict) -> str:
+    """'literal: cp_grpo, grpo, independent, ppo; converging: grpo, ppo' (`never_reached`), or 'none'."""
+    by: dict = {}
+    for learner, arm in never_reached(study):
+        by.setdefault(learner, []).append(arm)
+    return "; ".join(f"{learner}: {', '.join(arms)}" for learner, arms in by.items()) or "none"
+
+
 def thresholds_frame(study: dict):
-    """(learner, arm) x threshold: geometric mean calls to reach it [95% interval] (seeds that reach it / all)."""
+    """(learner, arm, threshold): calls to reach it by the study's rule (`CALLS_RULE`), to `CALLS_FIGURES`
+    significant figures, its 95% interval over seeds, the seeds that reach it, and between which stored budgets
+    most of them cross; the arms no seed of which reaches any threshold are left out (`never_text`)."""
     import pandas as pd
 
-    rows = {}
-    for learner, arms in study["thresholds"].items():
-        for arm, ths in arms.items():
-            row = {}
-            for th, t in ths.items():
-                row[f"to {float(th):g}"] = tables.calls_text(t)
-            rows[f"{learner}: {arm}"] = row
-    frame = pd.DataFrame.from_dict(rows, orient="index")
-    frame.index.name = "learner: arm"
-    return frame
+    rows = []
+    never = never_reached(study)
+    for learner in learner_order(study):
+        for arm in (a for a in study["thresholds"][learner] if (learner, a) not in never):
+            for th in study["design"]["thresholds"]:
+                t = calls_to(study, learner, arm, float(th))
+                rows.append({"learner": learner, "arm": arm, "threshold (chips)": f"{float(th):g}",
+                             "calls (geometric mean, log-log)": calls_text(t["calls"]),
+                             "95% interval over seeds": "—" if t["low"] is None else
+                             f"[{calls_text(t['low'])}, {calls_text(t['high'])}]",
+                             "seeds that reach it": f"{t['reached']} of {t['seeds']}",
+                             "most cross between stored budgets": gap_text(t)})
+    return pd.DataFrame(rows).set_index(["learner", "arm", "threshold (chips)"])
+
+
+def calls_rules_frame(study: dict):
+    """The calls to each threshold that at least one seed reaches, under each rule of `CALLS_RULES` (unrounded, to
+    show how much the figure moves with the rule), and how far the largest lies from the smallest."""
+    import pandas as pd
+
+    rows = []
+    for learner in learner_order(study):
+        for arm in study["thresholds"][learner]:
+            for th in study["design"]["thresholds"]:
+                got = {name: calls_to(study, learner, arm, float(th), how, mean)["calls"]
+                       for name, how, mean in CALLS_RULES}
+                if None in got.values():
+                    continue
+                spread = max(got.values()) / min(got.values()) - 1
+                rows.append({"learner": learner, "arm": arm, "threshold (chips)": f"{float(th):g}",
+                             **{k: f"{v:,.0f}" for k, v in got.items()}, "largest / smallest - 1": f"{spread:.1%}"})
+    return pd.DataFrame(rows).set_index(["learner", "arm", "threshold (chips)"])
 
 
 def coverage_frame(study: dict):
@@ -135,7 +241,6 @@ def learner_order(study: dict) -> list[str]:
 def paired_differences(runs: dict, arm: str = "independent", reference: str = "cp_grpo") -> list[tuple]:
     """(calls, 95% t-interval over seeds of arm − reference) at every recorded budget that each seed shared by
     the two arms reached in both: exploitability of the average policy, chips, seeds matched."""
-    from oscc_core.method.stats import t_interval
 
     a, b = runs[arm], runs[reference]
     seeds = sorted(set(a) & set(b), key=int)
@@ -179,8 +284,6 @@ def chapter_glue(p, learning: dict, converging_digest: str) -> dict[str, str]:
     """Every text the chapter glues about the study: the prose's numbers (`glue_values`), how the committed file
     was made, the last-iterate sentence, which seeds and budgets ran live, and the converging operating point's
     digest."""
-    from oscc_core.chapters.solver.findings import last_iterate_sentence   # findings reads this module
-
     shown = learning["study"]
     live = (f"{', '.join(map(str, p.study_seeds))} at {', '.join(f'{m}x' for m in p.study_multiples)}"
             if p.study_file else "none: the whole study ran here")
@@ -234,6 +337,26 @@ def resolved_text(study: dict, learner: str, name: str) -> str:
     return f"above 0 at {len(above)} of {len(marks)} budgets ({named})"
 
 
+def calls_glue(study: dict, learner: str = "converging") -> dict[str, str]:
+    """The calls-to-threshold numbers the prose quotes for the first threshold (0.2 chips): CP-GRPO's and
+    independent sampling's calls by the study's rule with their 95% intervals (`CALLS_FIGURES` significant
+    figures), the seeds that reach it, where CP-GRPO's seeds cross, CP-GRPO's calls under the plain mean with
+    linear interpolation and under the study's rule unrounded (the rule's effect), and the rule in words."""
+    th = float(study["design"]["thresholds"][0])
+    cp, ind = (calls_to(study, learner, arm, th) for arm in ("cp_grpo", "independent"))
+    plain = calls_to(study, learner, "cp_grpo", th, "linear", "arithmetic")
+
+    def with_interval(t):
+        return calls_text(t["calls"]) + ("" if t["low"] is None else
+                                         f" (95% interval {calls_text(t['low'])} to {calls_text(t['high'])})")
+    return {"study_conv_to_02": with_interval(cp), "study_conv_ind_to_02": with_interval(ind),
+            "study_conv_ind_to_02_seeds": f"{ind['reached']} of {ind['seeds']}",
+            "study_conv_to_02_gap": gap_text(cp), "study_calls_rule": CALLS_RULE,
+            "study_calls_never": never_text(study),
+            "study_conv_to_02_exact": "never" if cp["calls"] is None else f"{cp['calls']:,.0f}",
+            "study_conv_to_02_plain": "never" if plain["calls"] is None else f"{plain['calls']:,.0f}"}
+
+
 def glue_values(study: dict, check: dict | None) -> dict[str, str]:
     """The study numbers the chapter's prose quotes, as text."""
     d = study["design"]
@@ -248,8 +371,7 @@ def glue_values(study: dict, check: dict | None) -> dict[str, str]:
            "study_literal_diff": tables.interval_cell(diff), "study_literal_lower": f"{diff['cp_grpo_lower']} of {diff['n']}",
            "study_top": f"{int(top):,}", "study_conv_cp_top": tables.interval_cell(conv["arms"]["cp_grpo"]["exploitability_average"]),
            "study_conv_ind_top": tables.interval_cell(conv["arms"]["independent"]["exploitability_average"]),
-           "study_conv_to_02": "never" if cp["geometric_mean"] is None else f"{cp['geometric_mean']:,.0f}",
-           "study_conv_to_02_seeds": f"{cp['reached']} of {cp['seeds']}"}
+           "study_conv_to_02_seeds": f"{cp['reached']} of {cp['seeds']}", **calls_glue(study)}
     first = study["summary"]["converging"][str(d["budget"])]
     ind_02 = study["thresholds"]["converging"]["independent"][repr(float(d["thresholds"][0]))]
     out.update({
@@ -260,7 +382,6 @@ def glue_values(study: dict, check: dict | None) -> dict[str, str]:
         "study_lit_resolved": resolved_text(study, "literal", "independent - cp_grpo"),
         "study_lit_diff_top": tables.interval_cell(
             study["summary"]["literal"][top]["differences"]["independent - cp_grpo"]),
-        "study_conv_ind_to_02": "never" if ind_02["geometric_mean"] is None else f"{ind_02['geometric_mean']:,.0f}",
         "study_conv_call_ratio": "—" if None in (ind_02["geometric_mean"], cp["geometric_mean"]) else
         f"{ind_02['geometric_mean'] / cp['geometric_mean']:.1f}"})
     saved = study.get("checkpoints")
@@ -281,3 +402,49 @@ def glue_values(study: dict, check: dict | None) -> dict[str, str]:
                 f"{check['fields_within_range']:,} of {check['fields']:,} rerun numbers (those at an arm and "
                 f"budget the committed study recorded) lie within the committed seeds' range at that budget")
     return out
+
+
+# ----- the last iterate beside the average policy -------------------------------------------------
+def last_iterate_change(study: dict, learner: str, arm: str) -> dict:
+    """The change of the arm's last-iterate exploitability from the paper's budget to the study's largest (chips),
+    paired by seed: mean, 95% t-interval and n, with the seed means at both budgets and the average policy's."""
+    d = study["design"]
+    first, top = str(d["budget"]), str(max(int(b) for b in d["budgets"]))
+    seeds = study["runs"][learner][arm]
+    iv = t_interval([rec[top]["exploitability_last"] - rec[first]["exploitability_last"] for rec in seeds.values()])
+    at = {b: study["summary"][learner][b]["arms"][arm] for b in (first, top)}
+    return {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n,
+            "last": [at[b]["exploitability_last"]["mean"] for b in (first, top)],
+            "average": [at[b]["exploitability_average"]["mean"] for b in (first, top)]}
+
+
+def _direction(change: dict) -> str:
+    if change["low"] > 0:
+        return "rises"
+    if change["high"] < 0:
+        return "falls"
+    return "does not change at 95%"
+
+
+def last_iterate_sentence(study: dict, learner: str = "converging") -> str:
+    """The last iterate beside the average policy for one learner of the study, from its runs: CP-GRPO's seed means
+    of both at the paper's budget and the largest, the last iterate's paired change between them (95% t-interval),
+    and for how many arms the last iterate rises (resolved) while the average policy falls."""
+    d = study["design"]
+    first, top = int(d["budget"]), max(int(b) for b in d["budgets"])
+    arms = [a for a in study["runs"][learner] if str(top) in next(iter(study["runs"][learner][a].values()))]
+    changes = {arm: last_iterate_change(study, learner, arm) for arm in arms}
+    cp = changes["cp_grpo"]
+    rising = [a for a, c in changes.items() if c["low"] > 0 and c["average"][1] < c["average"][0]]
+    text = (f"From {first:,} to {top:,} calls the {learner} learner's CP-GRPO average policy goes from "
+            f"{cp['average'][0]:.3f} to {cp['average'][1]:.3f} chips exploitable, while its last iterate goes from "
+            f"{cp['last'][0]:.3f} to {cp['last'][1]:.3f}: the last iterate {_direction(cp)} (change "
+            f"{cp['mean']:+.3f} chips, 95% interval [{cp['low']:+.3f}, {cp['high']:+.3f}], paired over {cp['n']} "
+            f"seeds). Over the {len(changes)} learned arms the last iterate rises while the average policy falls for "
+            f"{len(rising)}" + (f" ({', '.join(rising)})" if rising else ""))
+    if rising:
+        text += ("; there the iterates themselves do not converge, only their average does, so the study compares "
+                 "average policies (the chapter's checkpoints), and a last iterate is no substitute for one.")
+    else:
+        text += "."
+    return text

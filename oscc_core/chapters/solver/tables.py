@@ -10,14 +10,17 @@ import numpy as np
 
 from oscc_core.chapters.solver.calibration import MATCH_TOLERANCE
 from oscc_core.chapters.solver.feasibility import OPEN_BOUND, READINGS, SHORT
-from oscc_core.chapters.solver.readings import Readings
+from oscc_core.chapters.solver.readings import READING_SEPARATOR, Readings
 from oscc_core.chapters.solver.rows import orderings
 from oscc_core.chapters.solver.training import exploitabilities
 from oscc_core.learning import summary
 from oscc_core.method.stats import t_interval
 from oscc_core.reporting import study_tables
-from oscc_core.reporting.claims import IMPOSSIBLE
+from oscc_core.reporting import claims
+from oscc_core.reporting.claims import DEPENDS, IMPOSSIBLE
+from oscc_core.reporting.numbers import significant_text
 from oscc_core.reporting.results import residual_text
+from oscc_core.reporting.tally import BY_CONSTRUCTION, chapter_tally
 from oscc_core.reporting.tables import NotedFrame, comparison_frame, round_frame
 
 
@@ -202,25 +205,114 @@ def orderings_table(records: dict):
     return _frame(orderings(records))
 
 
+def short_reading(label: str | None) -> str | None:
+    """A reading in a few words: `feasibility.SHORT` for the readings of values, 'eta 8' or 'own eta (8)' for an
+    update variance's step size, 'epsilon 0.25' for the frozen screen's clip range (with '(ours)' on the
+    chapter's own)."""
+    if label is None:
+        return None
+    if READING_SEPARATOR in label:
+        return READING_SEPARATOR.join(short_reading(part) for part in label.split(READING_SEPARATOR))
+    short = {READINGS[k]: v for k, v in SHORT.items()}
+    if label in short:
+        return short[label]
+    if label.startswith("eta chosen per arm"):
+        return f"own eta ({label.split(': ', 1)[1].split(')')[0]})"
+    if label.startswith("eta = "):
+        return f"eta {label.split()[2]}"
+    if label.startswith("clip epsilon = "):
+        return f"epsilon {label.split()[3]}" + (" (ours)" if "frozen_epsilon" in label else "")
+    return label
+
+
+def readings_text(row) -> str:
+    """A row's verdict under each of its readings, grouped by verdict, in a few words ('not reproduced: eta 2, eta
+    4; reproduced: eta 8')."""
+    by: dict = {}
+    for x in row["readings"]:
+        by.setdefault(x["verdict"], []).append(short_reading(x["reading"]))
+    return "; ".join(f"{v}: {', '.join(names)}" for v, names in by.items())
+
+
 def _short_reasons(row) -> dict:
-    """A row as a table shows it: a row compared under several readings names its readings in a few words (the
-    results file keeps every reading's bound and verdict)."""
+    """A row as a table shows it: a row compared under several readings names its reading and the verdict under
+    each in a few words (the results file keeps every reading's bound, number and verdict)."""
     out = dict(row)
-    if row.get("readings"):
-        short = {READINGS[k]: v for k, v in SHORT.items()}
-        impossible = [short[x["reading"]] for x in row["readings"] if x["verdict"] == IMPOSSIBLE]
-        if row.get("reading") in short:
-            out["reading"] = short[row["reading"]]
-        if impossible and row["verdict"] != IMPOSSIBLE:
-            out["reason"] = (f"impossible as {' and '.join(impossible)}; {row['verdict']} as {out['reading']} "
-                             f"(every reading in the readings table)")
-        elif impossible:
-            out["reason"] = f"impossible under every reading: {'; '.join(impossible)} (bounds in the appendix)"
-            out["reading"] = "every reading"
+    if not row.get("readings"):
+        return out
+    out["reading"] = short_reading(row.get("reading"))
+    every = readings_text(row)
+    if row["verdict"] == DEPENDS:
+        out["reading"] = f"{out['reading']} (ours; the paper fixes none)"
+        out["reason"] = f"by reading: {every}"
+    elif row.get("reading dependent"):
+        out["reading"] = f"{out['reading']} (fixed by the paper's text)"
+        out["reason"] = f"the verdict under the reading the paper's text fixes; by reading: {every}"
+    elif row["verdict"] == IMPOSSIBLE:
+        out["reading"] = "every reading"
+        out["reason"] = f"impossible under every reading: {every} (bounds in the appendix)"
+    else:
+        out["reason"] = f"the same verdict under every compared reading: {every}"
     return out
 
 
 def compared_frame(rows):
-    """`comparison_frame` of a paper table's rows, a row compared under several readings shown with the short
-    names of its readings."""
-    return comparison_frame([_short_reasons(r) for r in rows], drop_empty=True)
+    """`comparison_frame` of a paper table's primary rows, a row compared under several readings shown with the
+    short names of its readings (the sensitivity rows are `sensitivity_frame`'s)."""
+    return comparison_frame([_short_reasons(r) for r in rows if r.primary], drop_empty=True)
+
+
+def sensitivity_frame(rows):
+    """`comparison_frame` of the sensitivity rows among `rows` (they name their claim under "sensitivity of" and
+    never give its verdict)."""
+    return comparison_frame([_short_reasons(r) for r in rows if not r.primary], drop_empty=True)
+
+
+def reading_lines(rows, part: str = ""):
+    """One line per (paper quantity, reading) of the rows compared under several readings whose claim id contains
+    `part` (printings left out): the claim, the paper's number, the reading in a few words, our number and 95%
+    interval under it, and the verdict under it (the step-size readings of the update variances, the clip ranges
+    of the frozen screen)."""
+    import pandas as pd
+
+    out = [{"claim id": r.claim_id, "paper": claims.format_value(r.paper), "reading": short_reading(x["reading"]),
+            "ours": _cell(x["ours"]), "95% interval": _cell(x["interval"]), "verdict": x["verdict"]}
+           for r in rows if r.primary and r.readings and part in (r.claim_id or "") and r.printing_of is None
+           for x in r.readings]
+    return pd.DataFrame(out).set_index(["claim id", "paper", "reading"])
+
+
+def readings_summary(rows, part: str, leave_out: str | None = None) -> str:
+    """Each primary row whose claim id contains `part` (and not `leave_out`) and that is compared under several
+    readings, with its verdict and the verdict under each reading, in a sentence ('cp_grpo: depends on the reading
+    (not reproduced: own eta (4), eta 2; reproduced: eta 8)')."""
+    return "; ".join(f"{r.quantity.split(':')[0]}: {r.verdict} ({readings_text(r)})" for r in rows
+                     if r.primary and r.readings and part in (r.claim_id or "") and r.printing_of is None
+                     and not (leave_out and leave_out in r.claim_id))
+
+
+def _cell(x) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, (tuple, list)):
+        return f"[{significant_text(float(x[0]))}, {significant_text(float(x[1]))}]"
+    return significant_text(float(x)) if isinstance(x, (int, float)) else str(x)
+
+
+def verdict_counts(stem: str, rows):
+    """The chapter's counts on the values basis (`reporting.tally.chapter_tally`, what its result box prints): one
+    line per class (measured values, checks, the paper's intervals, values true by construction) and one for the
+    orderings of values not compared in size (by their relation's verdict), a column per verdict, and a total;
+    printings, reading-dependent verdicts and settings are in the sentence beside it (`tally.tally_text`)."""
+    import pandas as pd
+
+    counted = chapter_tally(stem, rows)
+    lines = {label: counted[name] for name, label in (("measurements", "measured values"), ("checks", "checks"),
+                                                       ("intervals", "the paper's intervals"),
+                                                       (BY_CONSTRUCTION, "true by construction"))}
+    lines["orderings of values not compared in size"] = counted["orderings"]
+    frame = pd.DataFrame.from_dict(lines, orient="index").fillna(0).astype(int)
+    frame = frame.loc[:, (frame != 0).any(axis=0)]
+    frame["total"] = frame.sum(axis=1)
+    frame.index.name = "values, each counted once"
+    return frame.loc[frame["total"] > 0]
