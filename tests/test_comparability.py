@@ -96,3 +96,10 @@ def test_a_wall_time_is_not_compared_however_close_our_ratio():
 def test_no_relative_deviation_beside_a_size_not_compared():
     r = Row.compare("OSCC-Select trace", TRACE, 0.8773)          # 0.8773 / 0.0783 - 1 would print as +1020%
     assert r.relative_deviation is None and r["relative deviation"] is None
+
+
+def test_a_reason_replaced_after_the_declaration_keeps_the_familys_sentence_first():
+    from dataclasses import replace
+
+    r = replace(Row.compare("OSCC-Select trace", TRACE, 0.8773), reason="read at root '' alone")
+    assert r.reason.startswith(comparability.incomparable_reason(TRACE)) and r.reason.endswith("root '' alone")

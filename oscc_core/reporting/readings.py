@@ -57,7 +57,8 @@ def combine(rows: list, paper_reading: str | None = None):
     verdicts = {r.verdict for r in compared}
     primary = next(r for r in rows if r.reading == paper_reading) if paper_reading else compared[0]
     if len(verdicts) == 1:
-        reason = primary.reason if len(rows) == 1 else f"{primary.verdict} under every reading: {each}"
+        every = "every reading" if len(compared) == len(rows) else "every reading that compares a number"
+        reason = primary.reason if len(rows) == 1 else f"{primary.verdict} under {every}: {each}"
         return replace(primary, reason=reason, readings=listed)
     if paper_reading is not None:
         reason = f"the paper's text fixes the reading '{paper_reading}'; by reading: {each}"

@@ -180,7 +180,13 @@ class Row(Mapping):
         not compared, with the family's reason before the row's own; the relation stays and is judged on its
         own (`relation_verdict`)."""
         reason = comparability.incomparable_reason(self.claim_id)
-        if reason is None or self.verdict not in comparability.SIZE_VERDICTS:
+        if reason is None:
+            return
+        if self.verdict == NOT_COMPARED and self.not_comparable == reason and reason not in (self.reason or ""):
+            # a reason replaced after the declaration applied: the family's sentence stays first
+            object.__setattr__(self, "reason", reason + (f"; {self.reason}" if self.reason else ""))
+            return
+        if self.verdict not in comparability.SIZE_VERDICTS:
             return
         own = self.reason if self.reason and self.reason not in reason else None
         object.__setattr__(self, "verdict", NOT_COMPARED)
