@@ -41,15 +41,16 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from oscc_core.chapters.covariance.paired_audit import PairedAudit, paired_audit
-from oscc_core.engine import rng
-from oscc_core.engine.roots import decision_histories, parse_root, reach_probability
+from oscc_core.engine.roots import parse_root
 from oscc_core.exact.arm_moments import Moments
 from oscc_core.games import LEDUC, get_game
 from oscc_core.method import pooling, stats
 from oscc_core.policy import resolve_policy
 
-#: The branches every pooled root contributes: the paper's check and bet.
-CONTRAST = ("Call", "Raise")
+#: The branches every pooled root contributes (the paper's check and bet), the roots of the pool and the seed of
+#: each root are `method.pooling`'s, shared with the gradient-noise chapter.
+CONTRAST, contrast_roots, pool_histories, root_seed = (pooling.CONTRAST, pooling.contrast_roots,
+                                                        pooling.pool_histories, pooling.root_seed)
 #: Fewest groups a root of the pool gets (its own paired bootstrap needs a few).
 MIN_ROOT_GROUPS = 100
 #: Bootstrap purpose of a root of the pool (completed with its history).
@@ -62,30 +63,6 @@ WEIGHTING_TEXT = {"visits": "its share of the decisions that hands played by the
 #: Strata of the paper's root table that the pool splits into: label -> which roots belong (round, legal actions).
 STRATA = {"round one": lambda rnd, n_actions: rnd == 1, "round two": lambda rnd, n_actions: rnd == 2,
           "two actions": lambda rnd, n_actions: n_actions == 2, "three actions": lambda rnd, n_actions: n_actions == 3}
-
-
-def contrast_roots(game: str = LEDUC) -> list[str]:
-    """Every decision point of `game` where Call and Raise are both legal, in the tree's order."""
-    g = get_game(game)
-    out = []
-    for history in decision_histories(g):
-        legal = {g.action_names[a] for a in np.flatnonzero(g.tree.legal[parse_root(g, history)])}
-        if set(CONTRAST) <= legal:
-            out.append(history)
-    return out
-
-
-def pool_histories(continuation, game: str = LEDUC) -> list[str]:
-    """The roots of the pool: every root of `contrast_roots` that the continuation (the behaviour policy) reaches;
-    a root it never reaches has no root IDs."""
-    table = resolve_policy(game, continuation)
-    return [h for h in contrast_roots(game) if reach_probability(game, h, table) > 0]
-
-
-def root_seed(seed: int, history: str) -> int:
-    """The run seed of one root of the pool: a 63-bit hash of the chapter's seed and the root's history, so that
-    the groups of two roots share no random numbers."""
-    return rng.tag(f"oscc/pooled-root/{int(seed)}/{history}") >> 1
 
 
 def _pair_moments(a: PairedAudit, arm: str):
