@@ -266,3 +266,12 @@ def test_the_calibration_figure_gives_certification_false_selection_and_regret_a
         assert smallest_text_record(fig, 100)["pt"] >= 9                   # 12.5 px at 100 dpi, above the floor
     finally:
         plt.close(fig)
+
+
+def test_a_row_not_compared_in_size_shows_no_relative_deviation_and_a_compared_one_does():
+    noise = Row.compare("noise", "multi_action.2_actions.full.gradient_noise_trace", 2.146)      # paper 0.0628
+    variance = Row.compare("contrast variance", "multi_action.2_actions.full.contrast_variance", 17.17)
+    assert noise.verdict == claims.NOT_COMPARED and noise.relative_deviation is not None
+    shown = tables.comparison_table([noise, variance])
+    assert shown.loc["noise", "relative deviation"] == "—"
+    assert shown.loc["contrast variance", "relative deviation"] not in ("—", None)

@@ -122,7 +122,8 @@ def findings(rows: list[Row], three: dict, two: dict, sweep_rows: list[dict], su
                 f"noise for {n_cont} of the {len(scan)} root policies we scan; of the paper's measured selector "
                 f"values whose size we compare, {_counts_text(compared)}.")
     n_inc = counts[claims.INCONCLUSIVE]
-    inconclusive = "none is inconclusive" if n_inc == 0 else f"{n_inc} {'is' if n_inc == 1 else 'are'} inconclusive"
+    inconclusive = ("no size comparison is inconclusive" if n_inc == 0 else
+                    f"{n_inc} size comparison{' is' if n_inc == 1 else 's are'} inconclusive")
     open_ = (f"No number is impossible under the rules and {inconclusive}; {n_not_compared} of the paper's values "
              f"are not compared in size ({_families_text(counted)}), and of the orderings and signs it states for "
              f"them {_counts_text(orderings)}.")
