@@ -109,7 +109,8 @@ def test_a_restatement_shows_its_tables_quantity_without_its_source():
 
 SWEEP_ROW = {"groups per stratum": 64, "blocks": 4, "radius r_n": 9.7, "certification rate": 0.0,
              "false-selection rate": 0.0, "family-wise false-selection rate": 0.0, "family-wise false selections": 0,
-             "family-wise upper 95%": 0.0099, "median full gain LCB": -7.6, "noise regret": 1.86,
+             "family-wise upper 95%": 0.0099, "median full gain LCB": -7.6, "median full gain LCB low": -8.1,
+             "median full gain LCB high": -7.2, "noise regret": 1.86,
              "physical draws": 8004.3, "physical draws per stratum and arm": 667.0, "modal selection": "independent",
              "repetitions": 300, "map": "semantic", "regime": "positive"}
 

@@ -14,18 +14,23 @@ from .root_policy import RootPolicy
 
 # The calibration figure is drawn at about the book's text width (672 px at 100 dpi), so the page
 # shows it near full size: its legends and ticks stay above the book check's 9-pixel floor
-# (9 points at 100 dpi are 12.5 pixels).
-CALIBRATION_SIZE_IN = (6.8, 10.0)
+# (9 points at 100 dpi are 12.5 pixels).  Three panels, one quantity each: a rate and a regret never
+# share an axis.
+CALIBRATION_SIZE_IN = (6.8, 14.0)
 CALIBRATION_TEXT_PT = 9
+#: The panels' titles, top to bottom (the caption names them).
+CALIBRATION_PANELS = ("certification (positive regime)", "false selection (family-wise)",
+                      "gradient-noise regret (positive regime)")
 
 
 def plot_calibration(rows: list[dict], sufficient: dict, delta: float, title: str):
-    """Left: positive-regime certification rate against groups per stratum, the paper's values and
-    Theorem 1's sufficient size per stratum; right: family-wise false selection per regime (with delta)
-    and the positive regime's noise regret."""
+    """Three panels against groups per stratum (log scale), each quantity on its own axis: top, the
+    positive-regime certification rate, the paper's values and Theorem 1's sufficient size per stratum;
+    middle, the family-wise false-selection rate per regime with its exact upper 95% bound and delta (a
+    probability, linear axis); bottom, the positive regime's noise regret (noise units, log axis)."""
     import matplotlib.pyplot as plt
 
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=CALIBRATION_SIZE_IN, dpi=100)
+    fig, (ax1, ax2, ax3) = plt.subplots(3, 1, figsize=CALIBRATION_SIZE_IN, dpi=100)
     pos = [r for r in rows if r["map"] == "semantic"]
     n = [r["groups per stratum"] for r in pos]
     ax1.plot(n, [r["certification rate"] for r in pos], "o-", color="#1f77b4", label="ours: certification rate")
@@ -37,33 +42,34 @@ def plot_calibration(rows: list[dict], sufficient: dict, delta: float, title: st
     for z, v in sufficient.items():
         if math.isfinite(v):
             ax1.axvline(v, color="grey", ls=next(styles), lw=1, label=f"sufficient n (Theorem 1), stratum {z}: {v:,.0f}")
-    ax1.set_xscale("log", base=2)
-    ax1.set_xlabel("calibration groups per stratum")
-    ax1.set_ylabel("share of stratum decisions certifying a coupling")
+    ax1.set_ylabel("share of stratum decisions\ncertifying a coupling")
     ax1.set_ylim(-0.03, 1.03)
-    ax1.set_title("positive regime (semantic map)")
-    ax1.legend(fontsize=CALIBRATION_TEXT_PT, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     colors = {"semantic": "#1f77b4", "relabelled": "#2ca02c", "antithetic": "#d62728"}
     for mp, color in colors.items():
         rr = [r for r in rows if r["map"] == mp]
         if rr:
             ax2.plot([r["groups per stratum"] for r in rr], [r["family-wise false-selection rate"] for r in rr], "o-",
-                     color=color, label=f"false selection, {REGIMES[mp]} ({mp})")
+                     color=color, label=f"{REGIMES[mp]} ({mp})")
             ax2.plot([r["groups per stratum"] for r in rr], [r["family-wise upper 95%"] for r in rr], "v",
                      color=color, ms=4, alpha=0.6)
-    ax2.plot([], [], "v", color="grey", ms=4, alpha=0.6, label="exact upper 95% bound on false selection")
+    ax2.plot([], [], "v", color="grey", ms=4, alpha=0.6, label="exact upper 95% bound")
     ax2.axhline(delta, color="black", ls="--", lw=1, label=f"delta = {delta:g}")
-    ax2.plot(n, [r["noise regret"] for r in pos], "s-", color="#9467bd", label="noise regret, positive regime")
-    ax2.set_xscale("log", base=2)
-    ax2.set_yscale("symlog", linthresh=1e-3)
-    top = max([delta] + [r["noise regret"] for r in pos] + [r["family-wise upper 95%"] for r in rows])
-    ax2.set_ylim(top=4 * top)                  # headroom: no marker on the frame
-    ax2.set_xlabel("calibration groups per stratum")
-    ax2.set_ylabel("false-selection rate; regret (noise units)")
-    ax2.set_title("false selection and regret")
-    ax2.legend(fontsize=CALIBRATION_TEXT_PT, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
-    for ax in (ax1, ax2):
+    top = max([delta] + [r["family-wise upper 95%"] for r in rows])
+    ax2.set_ylim(-0.03 * top, 1.25 * top)           # headroom: no marker on the frame
+    ax2.set_ylabel("false-selection rate")
+    regret = [r["noise regret"] for r in pos]
+    ax3.plot(n, regret, "s-", color="#9467bd", label="ours: noise regret")
+    if all(v > 0 for v in regret):
+        ax3.set_yscale("log")
+    else:
+        ax3.set_yscale("symlog", linthresh=1e-3)
+    ax3.set_ylabel("regret (noise units)")
+    for ax, panel, ncol in zip((ax1, ax2, ax3), CALIBRATION_PANELS, (2, 2, 1)):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("calibration groups per stratum")
+        ax.set_title(panel, fontsize=10)
         ax.tick_params(labelsize=CALIBRATION_TEXT_PT)
+        ax.legend(fontsize=CALIBRATION_TEXT_PT, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=ncol)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return record_text_sizes(fig)

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from collections import Counter
 
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, comparability
 from oscc_core.reporting.findings import Findings
+from oscc_core.reporting.ledger_lines import section_lines
 from oscc_core.reporting.rows import Row
-from oscc_core.reporting.tally import chapter_tally, tally_text
+from oscc_core.reporting.tally import chapter_tally, measured_key, tally_text
 
 from .sweep import sweep_glue
 
 
 STEM = "04_selector"
+#: The comparability families of the chapter's quantities (`reporting.comparability`), in the order the prose
+#: names them.
+FAMILIES = ("gradient-noise traces", "gain lower bounds", "gradient-noise regret", "selector calls and costs")
 
 
 def result_counts(rows: list[Row]) -> Counter:
@@ -33,14 +37,61 @@ def result_glue(rows: list[Row]) -> dict:
     return {f"n_{v.replace(' ', '_')}_results": counts[v] for v in claims.VERDICTS}
 
 
+def not_compared_by_family(rows: list[Row]) -> dict[str, dict]:
+    """Comparability family name -> {"values": how many of the paper's values of the chapter it holds (each once,
+    however often printed), "orderings": Counter of the verdicts of the relations the paper states for them
+    (`Row.relation_verdict`; relations that hold by construction are left out)}, for the families of
+    `FAMILIES` (zeros too).  Read from the chapter's ledger lines, as the claims ledger counts them: only lines
+    whose row declares its quantity not comparable (an entry with no row is not compared for want of one)."""
+    out = {name: {"values": 0, "orderings": Counter()} for name in FAMILIES}
+    seen = set()
+    for line in section_lines(STEM, rows):
+        key = measured_key(line)
+        if line["kind"] == "setup" or key in seen or not line.get("not comparable"):
+            continue                        # a setting, a printing counted already, or no row declaring it
+        family = comparability.family_of(key)
+        if family is None or family.name not in out:
+            continue
+        seen.add(key)
+        out[family.name]["values"] += 1
+        if line.get("relation verdict"):
+            out[family.name]["orderings"][line["relation verdict"]] += 1
+    return out
+
+
+def family_glue(rows: list[Row]) -> dict:
+    """Glue name -> text for the prose: each family's reason (`reason_<key>`, from `reporting.comparability`,
+    never typed in the chapter) and how many values it holds (`n_nc_<key>`); keys are the family names with
+    underscores ("gradient_noise_traces")."""
+    counted = not_compared_by_family(rows)
+    out = {}
+    for name in FAMILIES:
+        key = name.replace("-", "_").replace(" ", "_")
+        out[f"reason_{key}"] = comparability.reason_of(name)
+        out[f"n_nc_{key}"] = counted[name]["values"]
+    return out
+
+
 def _choice(label: str) -> str:
     """A selector's choice as prose: one arm, or each stratum's arm in parentheses."""
     return f"({label})" if ":" in label else label
 
 
-def _counts_text(counts: Counter) -> str:
+def _counts_text(counts) -> str:
     parts = [f"{counts[v]} {v}" for v in claims.VERDICTS if counts[v]]
-    return ", ".join(parts) if parts else "none compared"
+    return ", ".join(parts) if parts else "none"
+
+
+def _families_text(counted: dict) -> str:
+    """'gradient-noise traces (12), gain lower bounds (8), gradient-noise regret (6): the paper leaves its scale
+    undefined; selector calls and costs (30): another unit or another design': the families grouped by the basis
+    `reporting.comparability` declares for them."""
+    by_basis: dict[str, list[str]] = {}
+    for name in FAMILIES:
+        if counted[name]["values"]:
+            basis = next(f.basis for f in comparability.FAMILIES if f.name == name)
+            by_basis.setdefault(basis, []).append(f"{name} ({counted[name]['values']})")
+    return "; ".join(f"{', '.join(names)}: {basis}" for basis, names in by_basis.items())
 
 
 def findings(rows: list[Row], three: dict, two: dict, sweep_rows: list[dict], sufficient: dict, delta: float,
@@ -52,6 +103,10 @@ def findings(rows: list[Row], three: dict, two: dict, sweep_rows: list[dict], su
     g = sweep_glue(sweep_rows, sufficient)
     sel2, sel3 = ({k: _choice(v) for k, v in rec["selected"].items()} for rec in (two, three))
     counts = result_counts(rows)
+    counted = not_compared_by_family(rows)
+    orderings = sum((c["orderings"] for c in counted.values()), Counter())
+    n_not_compared = sum(c["values"] for c in counted.values())
+    compared = Counter({v: n for v, n in counts.items() if v != claims.NOT_COMPARED})
     adverse = [r for r in sweep_rows if r["map"] != "semantic"]
     wrong, runs = sum(r["family-wise false selections"] for r in adverse), sum(r["repetitions"] for r in adverse)
     below = "below" if g["false_upper"] <= delta else "not below"
@@ -64,13 +119,14 @@ def findings(rows: list[Row], three: dict, two: dict, sweep_rows: list[dict], su
     n_cont = int((scan["noise argmin"] == "continuation_only").sum())
     does_not = (f"The paper's three-action result does not reproduce: OSCC-Select picks {sel3['oscc']}, RV-Select "
                 f"{sel3['rv']} and Oracle-Select {sel3['oracle']}, and continuation-only coupling minimises the "
-                f"noise for {n_cont} of the {len(scan)} root policies we scan; of the paper's measured selector values, "
-                f"{_counts_text(counts)}.")
+                f"noise for {n_cont} of the {len(scan)} root policies we scan; of the paper's measured selector "
+                f"values whose size we compare, {_counts_text(compared)}.")
     n_inc = counts[claims.INCONCLUSIVE]
-    inconclusive = "none is inconclusive" if n_inc == 0 else f"{n_inc} {'is' if n_inc == 1 else 'are'} inconclusive"
-    open_ = (f"No number is impossible under the rules and {inconclusive}; the paper's noise traces and gain "
-             f"bounds are on a scale it does not define (it does not state its root policy), so only their "
-             f"orderings against the independent arm can agree with ours, not their sizes.")
+    inconclusive = ("no size comparison is inconclusive" if n_inc == 0 else
+                    f"{n_inc} size comparison{' is' if n_inc == 1 else 's are'} inconclusive")
+    open_ = (f"No number is impossible under the rules and {inconclusive}; {n_not_compared} of the paper's values "
+             f"are not compared in size ({_families_text(counted)}), and of the orderings and signs it states for "
+             f"them {_counts_text(orderings)}.")
     landing = (f"Selector: {wrong:,} of {runs:,} calibrations in the adverse covariance regimes select a coupling "
                f"that does not help (upper 95% bound {g['false_upper']:.4f}, {below} delta = {delta:g}), as "
                f"Theorem 1 promises; certification grows from {g['cert_first']:.3f} to {g['cert_last']:.3f} over "

@@ -7,7 +7,7 @@ positive) is compared by the verdict rule.
 """
 from __future__ import annotations
 
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, printings
 from oscc_core.reporting.paper_refs import source_name
 from oscc_core.reporting.rows import Relation, Row
 
@@ -30,18 +30,17 @@ SETUP_CLAIMS = {
 }
 
 
-def setup_values(p, action_count: int, positive_at: int | None) -> dict:
+def setup_values(p, action_count: int, positive_at: int | None, turns: Relation) -> dict:
     """key -> (our value, the relation the paper states for it or None): the values `SETUP_CLAIMS` refers to.
 
-    Setup values (sizes, counts) declare no relation; the paper says the median full-arm bound becomes
-    positive within the measured sizes."""
+    Setup values (sizes, counts) declare no relation; of the size at which the median full-arm bound turns
+    positive, the paper states that it is negative at the smallest size and positive at a larger one (`turns`:
+    `sweep.lcb_turns_positive`)."""
     return {"action_count": (action_count, None),
             "groups_min": (min(p.sweep_sizes), None), "groups_max": (max(p.sweep_sizes), None),
             "groups_per_stratum": (p.calibration_groups, None),
             "group_counts": (len(p.sweep_sizes), None),
-            "lcb_positive_at": (positive_at if positive_at is not None else float("nan"),
-                                Relation("the median full-arm bound turns positive within the measured sizes",
-                                         positive_at is not None))}
+            "lcb_positive_at": (positive_at if positive_at is not None else float("nan"), turns)}
 
 
 def index_rows(*tables) -> dict:
@@ -58,8 +57,7 @@ def setup_reason(ours, paper) -> str:
 def _restated(base: Row, cid: str) -> Row:
     """The table row `base` compared with the restatement `cid` of its value (same quantity, interval and
     relation); where the paper restates it, `by_source` shows."""
-    relation = None if base.relation is None else Relation(base.relation, bool(base.relation_holds),
-                                                           base.relation_resolved)
+    relation = base.declared_relation          # with its resolution and whether it holds by construction
     return Row.compare(base.quantity, cid, base.ours, *(base.interval or (None, None)), relation=relation,
                        exact=base.exact)
 
@@ -83,6 +81,19 @@ def prose_rows(index: dict, values: dict, section: str = SECTION) -> list[Row]:
         elif entry.get("same_as") in index:
             out.append(_restated(index[entry["same_as"]], cid))
     return out
+
+
+def unified(table_rows: list[Row], prose_rows: list[Row]) -> list[Row]:
+    """`prose_rows` with every printing of a quantity taking the verdict of the printing that decides it
+    (`reporting.printings.unify` over the table rows and the prose rows together), so one paper quantity reads the
+    same in every table of the chapter.  The tables hold the deciding printings (the paper's tables, which the
+    abstract and the text restate), so their rows, already shown, must come out unchanged: raises otherwise."""
+    table_rows, prose_rows = list(table_rows), list(prose_rows)
+    out = printings.unify(table_rows + prose_rows)
+    changed = [r.claim_id for r, u in zip(table_rows, out) if u is not r]
+    if changed:
+        raise ValueError(f"unifying the printings changed table rows already shown: {changed}.")
+    return out[len(table_rows):]
 
 
 def source_caption(source: str) -> str:

@@ -6,6 +6,7 @@ contrast variances), noise units (chips^2 per unit logit^2) and counts.
 from __future__ import annotations
 
 from oscc_core.method.strata import stratum_of
+from oscc_core.reporting.claims import NOT_COMPARED
 from oscc_core.reporting.tables import comparison_frame, round_frame
 
 from .calibration import Calibration
@@ -53,6 +54,8 @@ OTHERS_HEADERS = {"N(independent)": ("exact noise trace", "independent"),
 SWEEP_HEADERS = ({"blocks": ("certificate", "blocks"), "radius r_n": ("certificate", "radius r_n"),
                   "certification rate": ("certificate", "certification rate"),
                   "median full gain LCB": ("certificate", "median full-arm LCB"),
+                  "median full gain LCB low": ("certificate", "median 95% low"),
+                  "median full gain LCB high": ("certificate", "median 95% high"),
                   "noise regret": ("selection", "noise regret"), "modal selection": ("selection", "modal choice")},
                  {"false-selection rate": ("false selection", "per decision"),
                   "family-wise false-selection rate": ("false selection", "family-wise"),
@@ -142,8 +145,11 @@ def scan_table(summary):
 
 def comparison_table(rows: list):
     """Paper-beside-ours rows indexed by quantity; the optional columns empty in every row (most of ours carry
-    no interval) are left out."""
-    return comparison_frame(rows, drop_empty=True).set_index("quantity")
+    no interval) are left out.  A row not compared in size shows no relative deviation: ours / paper - 1 of two
+    quantities on different scales measures nothing."""
+    records = [dict(r, **{"relative deviation": None}) if dict(r).get("verdict") == NOT_COMPARED else r
+               for r in rows]
+    return comparison_frame(records, drop_empty=True).set_index("quantity")
 
 
 def comparison_tables(groups: dict) -> list[tuple[str, object]]:
@@ -155,3 +161,33 @@ def comparison_tables(groups: dict) -> list[tuple[str, object]]:
 def settings_table(rows: list):
     """The settings of the paper's runs beside ours (status adopted or differs, with the reason), by quantity."""
     return comparison_frame(rows, drop_empty=True).set_index("quantity")
+
+
+#: The rows of the closing verdict-count table: the classes `reporting.tally` counts, in its order and words.
+TALLY_ROWS = (("measurements", "measured values"), ("checks", "checks"), ("intervals", "the paper's intervals"),
+              ("by construction", "true by construction"))
+#: The row that counts again, by the verdict of the ordering or sign the paper states for them, the values the
+#: rows above count as not compared in size.
+ORDERINGS_ROW = "their stated orderings and signs"
+
+
+def tally_table(counted: dict):
+    """The chapter's closing verdict-count table on the basis of its result box (`reporting.tally.chapter_tally`:
+    each paper value once, however often printed): one row per class with values (measured values always), a
+    column per verdict that occurs and the total; then the values not compared in size counted again by the
+    verdict of the ordering the paper states for them.  The box's sentence (`tally.tally_text`) reads the same
+    counts."""
+    import pandas as pd
+
+    from oscc_core.reporting import claims
+
+    verdicts = list(claims.VERDICTS)
+    records = {label: {v: counted[key][v] for v in verdicts} for key, label in TALLY_ROWS
+               if key == "measurements" or sum(counted[key].values())}
+    orderings = counted.get("orderings") or {}
+    if sum(orderings.values()):
+        records[ORDERINGS_ROW] = {v: orderings.get(v, 0) for v in verdicts}
+    frame = pd.DataFrame.from_dict(records, orient="index")
+    frame = frame[[v for v in verdicts if frame[v].any()]] if frame.values.any() else frame[verdicts[:1]]
+    frame["total"] = frame.sum(axis=1)
+    return frame
