@@ -76,7 +76,7 @@ FAMILIES = (
     Family("gain lower bounds", SCALE_UNDEFINED,
            "a gain bound is in the units of the noise trace, whose scale the paper leaves undefined, and its clip "
            "B is stated in those units; only its sign and its trend in the calibration size can agree",
-           ("*.simult_gain_lcb", "*.median_gain_lcb")),
+           ("*.simult_gain_lcb", "*.median_gain_lcb", "selector_axes_text.calibration.median_lcb_*")),
     Family("gradient-noise regret", SCALE_UNDEFINED,
            "regret is a difference of noise traces, on the same undefined scale; only its trend in the calibration "
            "size can agree",

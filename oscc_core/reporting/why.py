@@ -84,7 +84,8 @@ def relation_sentence(record: Mapping) -> str | None:
         return f"the relation the paper states, “{text}”, fails on our numbers"
     if record.get("relation resolved") is False:
         return f"“{text}” holds on our estimates, but our 95% intervals also hold values that contradict it"
-    decided = "on exact values" if record.get("relation resolved") is None else "resolved at 95%"
+    decided = ("decided on exact values or point estimates, no interval enters" if record.get("relation resolved") is None
+               else "resolved at 95%")
     return f"the relation the paper states, “{text}”, holds ({decided})"
 
 
