@@ -140,3 +140,9 @@ def test_proposition_3_fails_its_key_row_when_one_identity_check_fails():
     found = {"03_gradient_noise": {"tables": {"proposition_3": [{"verdict": "reproduced"}, {"verdict": "not reproduced"}]}}}
     assert key_claims.proposition3_line(found)["verdict"] == claims.NOT_REPRODUCED
     assert key_claims.proposition3_line({}) is None
+
+
+def test_a_count_printed_as_text_or_a_zero_reads_equal_or_not():
+    assert key_claims.size_phrase(_line(paper="512/512", ours="512/512", interval=None)) == "ours equals the paper's"
+    assert key_claims.size_phrase(_line(paper="512/512", ours="439/512", interval=None)) == "ours is 439/512"
+    assert key_claims.size_phrase(_line(paper=0, ours=0, interval=None)) == "ours equals the paper's"

@@ -81,8 +81,13 @@ def deviation_phrase(paper: float, ours: float) -> str:
 
 
 def size_phrase(line: dict) -> str:
-    """What the size test found: where the paper's value lies against our interval, or ours against the paper's."""
+    """What the size test found: where the paper's value lies against our interval, or ours against the paper's
+    (a count printed as text, "512/512", is equal or not)."""
     paper, interval = line["paper"], line.get("interval")
+    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (paper, line["ours"]))
+    if not numbers or paper == line["ours"]:
+        same = str(paper) == str(line["ours"]) or (numbers and float(paper) == float(line["ours"]))
+        return "ours equals the paper's" if same else f"ours is {number(line['ours'])}"
     if interval and isinstance(paper, (int, float)):
         inside = interval[0] <= paper <= interval[1]
         return f"the paper's value lies {'inside' if inside else 'outside'} our 95% interval"
