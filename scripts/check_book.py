@@ -569,8 +569,12 @@ INSPECT_JS = r"""(() => {
         .map(n => n.textContent).join('').trim());
     const idCol = names.findIndex(n => /^claim[ _-]?ids?$/i.test(n));
     const label = names.filter(Boolean).slice(0, 3).join(', ');
+    const heading = (() => { let e = t; while (e && e !== document.body) { let p = e.previousElementSibling;
+      while (p) { if (/^H[1-4]$/.test(p.tagName)) return p.textContent.replace('#', '').trim();
+        const h = p.querySelector && p.querySelectorAll('h1,h2,h3,h4'); if (h && h.length) return h[h.length - 1].textContent.replace('#', '').trim();
+        p = p.previousElementSibling; } e = e.parentElement; } return ''; })();
     if (idCol > 0) {  // a comparison table: the reader must see every column, the claim id included
-      clipped_tables.push(`comparison table ${Math.round(r.right - visibleRight)}px wider than the text column (${label}, ...)`);
+      clipped_tables.push(`comparison table ${Math.round(r.right - visibleRight)}px wider than the text column (columns: ${names.filter(Boolean).join(', ')}) in section '${heading}'`);
     } else if (!scrolls) {
       clipped_tables.push(`${Math.round(r.right - visibleRight)}px past the text column (${label}, ...)`);
     } else {

@@ -399,7 +399,7 @@ def test_a_seed_row_takes_the_pooled_readings_verdict_and_says_it_depends_on_the
     assert row.verdict == claims.PARTLY and row.reading == seed_precision.POOLED_READING and row.reading_dependent
     assert [(x["reading"], x["verdict"]) for x in row.readings] == [
         ("all roots pooled", claims.PARTLY), ("root '' alone", claims.REPRODUCED)]
-    assert "(depends on the reading)" in display.frame([row])["verdict"].iloc[0]
+    assert "(by reading)" in display.frame([row])["verdict"].iloc[0]
     same = rows["seed_precision.seed13.valid_groups"]          # both readings count 100 groups: no dependence
     assert not same.reading_dependent
 

@@ -25,7 +25,8 @@ COLUMN_ORDER = ("quantity", "paper", "paper 95% interval", "ours", "95% interval
 #: per-reading verdicts (the reason names them), the name of the size test (the ledger shows it) and a
 #: not-comparable declaration (its reason is the row's reason).
 RECORD_ONLY = ("relation holds", "relation resolved", "readings", "test", "not comparable", "relation verdict",
-               "relation by construction", "reading dependent", "why")
+               "relation by construction", "reading dependent", "why", "printing of")
+#: ("printing of" leaves a table too: the row's reason names the entry whose verdict it shares.)
 
 
 #: Text columns whose long cells move under the table as numbered notes (a cell keeps only its note's mark), so
@@ -120,7 +121,7 @@ def comparison_frame(rows: list[dict], digits: int = SIGNIFICANT, drop_empty: bo
             if r["relation"]:
                 r["relation"] = f"{r['relation']} ({relation_outcome(r)})"
             if r.get("reading dependent") and r.get("verdict") != claims.DEPENDS:
-                r["verdict"] = f"{r['verdict']} (depends on the reading)"
+                r["verdict"] = f"{r['verdict']} {BY_READING}"
     seen = list(dict.fromkeys(k for r in rows for k in r))
     columns = [c for c in COLUMN_ORDER if c in seen] + \
         [c for c in seen if c not in COLUMN_ORDER and c not in RECORD_ONLY]
@@ -129,6 +130,11 @@ def comparison_frame(rows: list[dict], digits: int = SIGNIFICANT, drop_empty: bo
         kept = ("quantity", "paper", "ours", "verdict", "status", "claim id", "sensitivity of")
         frame = frame[[c for c in frame.columns if c in kept or (frame[c] != "—").any()]]
     return with_notes(_sensitivity_in_claim_column(frame))
+
+
+#: How a table's verdict cell marks a verdict that is the paper's fixed reading's while another reading gives
+#: another (the row's reason lists each reading's verdict); "depends on the reading" itself is a verdict.
+BY_READING = "(by reading)"
 
 
 def relation_outcome(record) -> str:

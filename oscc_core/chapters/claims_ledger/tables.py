@@ -146,8 +146,12 @@ q.addEventListener("input",f);f();}})();</script>"""
 #: the table's width on a line of their own below it.  Where the paper prints the number and the chapter are the
 #: row's tooltip (the filter box searches them).
 LEDGER_COLUMNS = ("quantity", "paper", "ours [95% interval]", "verdict (deviation)")
-#: The longest "why" a ledger line shows; the whole text is its tooltip and in the results file.
-SHORT_REASON = 320
+#: The longest line under an entry (claim id, relation, reading and why together, in characters: about four lines
+#: of the ledger's type across the table); the why is shortened to fit, its whole text its tooltip and in the
+#: results file.
+DETAIL_CHARACTERS = 400
+#: The fewest characters of the why a line shows, however long its relation and reading.
+SHORT_REASON = 120
 
 
 def verdict_text(r: dict) -> str:
@@ -208,15 +212,19 @@ def why(r: dict) -> str:
 
 
 def detail_html(r: dict) -> str:
-    """The entry's line below its numbers: its claim id, the relation with its outcome, the reading and why."""
+    """The entry's line below its numbers: its claim id, the relation with its outcome, the reading and why, at
+    most `DETAIL_CHARACTERS` long (the why shortened to what is left, at least `SHORT_REASON`)."""
+    relation, reading, text = relation_text(r), r.get("reading"), why(r)
+    relation = relation and shortened(relation, DETAIL_CHARACTERS // 4)
+    reading = reading and shortened(reading, DETAIL_CHARACTERS // 4)
+    used = len(r["id"]) + len(relation or "") + len(reading or "") + 30
     parts = [f'<code class="ledger-id">{html.escape(r["id"]).replace(".", ".<wbr>").replace("_", "_<wbr>")}</code>']
-    relation = relation_text(r)
     if relation:
         parts.append(f"<b>relation</b> {html.escape(relation)}")
-    if r.get("reading"):
-        parts.append(f"<b>reading</b> {html.escape(r['reading'])}")
-    text = why(r)
-    parts.append(f'<b>why</b> <span title="{html.escape(text, quote=True)}">{html.escape(shortened(text))}</span>')
+    if reading:
+        parts.append(f'<b>reading</b> <span title="{html.escape(r["reading"], quote=True)}">{html.escape(reading)}</span>')
+    short = shortened(text, max(SHORT_REASON, DETAIL_CHARACTERS - used))
+    parts.append(f'<b>why</b> <span title="{html.escape(text, quote=True)}">{html.escape(short)}</span>')
     return " · ".join(parts)
 
 
