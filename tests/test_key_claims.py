@@ -88,7 +88,7 @@ def test_the_deviation_phrase_says_within_five_percent_exactly_when_the_size_tes
 def test_a_key_claim_of_a_chapter_not_run_shows_a_dash_and_says_so():
     ledger = [_line(id=cid, verdict=None, ours=None, interval=None) for cid, _ in key_claims.KEY_CLAIMS]
     table = key_claims.key_claims_html(ledger)
-    assert table.count("its chapter has not been run") == len(key_claims.KEY_CLAIMS)
+    assert table.count(">its chapter has not been run<") == len(key_claims.KEY_CLAIMS)   # the cell, not its tooltip
 
 
 def test_the_verdict_names_the_chapter_not_run_instead_of_a_number():
@@ -146,3 +146,19 @@ def test_a_count_printed_as_text_or_a_zero_reads_equal_or_not():
     assert key_claims.size_phrase(_line(paper="512/512", ours="512/512", interval=None)) == "ours equals the paper's"
     assert key_claims.size_phrase(_line(paper="512/512", ours="439/512", interval=None)) == "ours is 439/512"
     assert key_claims.size_phrase(_line(paper=0, ours=0, interval=None)) == "ours equals the paper's"
+
+
+def test_a_key_claim_whose_size_is_not_compared_names_its_family_and_the_orderings_verdict():
+    line = _line(id="abstract.oscc_select.gradient_noise_trace", verdict="not compared", interval=None,
+                 relation="OSCC-Select < independent", **{"not comparable": "x", "relation holds": False})
+    assert key_claims.why(line) == ("gradient-noise traces: size not compared (the paper leaves its scale undefined); "
+                                    "“OSCC-Select < independent” fails")
+
+
+def test_a_reading_dependent_key_claim_counts_the_other_readings_verdicts():
+    readings = [{"reading": "pooled", "verdict": "partly"}] + [{"reading": f"r{k}", "verdict": v} for k, v in
+                                                                 enumerate(["reproduced", "impossible under the rules",
+                                                                            "impossible under the rules"])]
+    line = _line(reading="pooled", readings=readings, **{"reading dependent": True})
+    assert key_claims.readings_phrase(line) == ("under the reading 'pooled'; other readings: 1 reproduced, "
+                                                "2 impossible under the rules")

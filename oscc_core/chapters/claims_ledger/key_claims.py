@@ -10,8 +10,9 @@ the table sees what holds as well as what does not.
 from __future__ import annotations
 
 import html
+from collections import Counter
 
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, comparability
 from oscc_core.reporting.tables import interval_text, significant_text
 
 #: (claim id, what the row is called on the landing page), in the order of the paper's argument.
@@ -105,10 +106,13 @@ def relation_phrase(line: dict) -> str | None:
 
 
 def readings_phrase(line: dict) -> str | None:
-    """The reading the verdict rests on, and each reading's verdict where they differ."""
+    """The reading the verdict rests on, and how the other readings' verdicts differ (counted by verdict: a
+    quantity may have a dozen readings; the ledger lists each)."""
     readings = line.get("readings") or ()
     if line.get("reading dependent") and readings:
-        return "by reading: " + "; ".join(f"{r['reading']}: {r['verdict']}" for r in readings)
+        others = Counter(r["verdict"] for r in readings if r["reading"] != line.get("reading"))
+        lead = f"under the reading '{line['reading']}'" if line.get("reading") else "readings differ"
+        return f"{lead}; other readings: " + ", ".join(f"{n} {v}" for v, n in others.items())
     return f"reading: {line['reading']}" if line.get("reading") else None
 
 
@@ -118,7 +122,11 @@ def why(line: dict) -> str:
     if verdict is None:
         return "its chapter has not been run"
     if verdict == claims.NOT_COMPARED:
-        return line.get("reason") or "not compared"
+        family = comparability.family_of(line["id"]) if line.get("not comparable") else None
+        if family is None:
+            return line.get("reason") or "not compared"
+        relation = relation_phrase(line)
+        return f"{family.name}: size not compared ({family.basis})" + (f"; {relation}" if relation else "")
     if verdict == claims.IMPOSSIBLE:
         readings = len(line.get("readings") or ()) or 1
         return (f"the game's rules bound it below the paper's value under {'all ' if readings > 1 else ''}"
@@ -142,11 +150,18 @@ def verdict_cell(line: dict) -> str:
                       else "")
 
 
+#: The longest "why" a key-claims row shows (about four lines of its column); the whole text is its tooltip.
+SHORT_WHY = 200
+
+
 def _row(cid: str, label: str, line: dict) -> str:
+    text = why(line)
+    short = text if len(text) <= SHORT_WHY else text[:SHORT_WHY].rsplit(" ", 1)[0] + " …"
     cells = (f'<td title="{html.escape(cid, quote=True)}">{html.escape(label)}</td>',
              f"<td>{html.escape(claims.format_value(line['paper']))}</td>",
              f"<td>{html.escape(ours_cell(line))}</td>",
-             f"<td>{html.escape(verdict_cell(line))}</td>", f"<td>{html.escape(why(line))}</td>")
+             f"<td>{html.escape(verdict_cell(line))}</td>",
+             f'<td title="{html.escape(text, quote=True)}">{html.escape(short)}</td>')
     return "<tr>" + "".join(cells) + "</tr>"
 
 
