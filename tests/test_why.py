@@ -63,3 +63,9 @@ def test_no_deviation_beside_a_value_whose_interval_covers_zero():
     # the contract chapter's marginal return shift: the paper's 0.0018 beside ours -0.026 [-0.069, 0.017]
     assert relative_deviation(0.0018, -0.02599609375, (-0.06905842987, 0.01706624237)) is None
     assert relative_deviation(41.1158, 48.94, (48.55, 49.36)) is not None
+
+
+def test_a_clause_a_reason_repeats_is_said_once():
+    text = why_text({"verdict": claims.NOT_COMPARED, "printing of": "a.b",
+                     "reason": "a printing of a.b, whose verdict it shares; another design"})
+    assert text == "a printing of a.b, whose verdict it shares; another design"

@@ -138,4 +138,10 @@ def why_text(record: Mapping) -> str:
     readings = _readings_sentence(record)
     if readings:
         parts.append(readings)
-    return "; ".join(parts) or (reason or "—")
+    return _once("; ".join(parts)) or (reason or "—")
+
+
+def _once(text: str) -> str:
+    """`text` with each "; "-separated clause kept once (a reason may repeat what a declaration already says: "a
+    printing of X")."""
+    return "; ".join(dict.fromkeys(c for c in text.split("; ") if c))

@@ -9,6 +9,7 @@ from oscc_core.reporting import claims, tally
 from oscc_core.reporting.paper_refs import source_name
 from oscc_core.reporting.tables import (deviation_text, interval_text, relation_outcome, significant_text,
                                         with_notes)
+from oscc_core.reporting.why import relation_sentence
 
 SECTION_ORDER = tuple(SECTION_CHAPTERS)
 
@@ -215,6 +216,9 @@ def detail_html(r: dict) -> str:
     """The entry's line below its numbers: its claim id, the relation with its outcome, the reading and why, at
     most `DETAIL_CHARACTERS` long (the why shortened to what is left, at least `SHORT_REASON`)."""
     relation, reading, text = relation_text(r), r.get("reading"), why(r)
+    said = relation_sentence(r)
+    if relation and said:                       # the relation has its own place on the line
+        text = "; ".join(c for c in text.split("; ") if not c.startswith(said))
     relation = relation and shortened(relation, DETAIL_CHARACTERS // 4)
     reading = reading and shortened(reading, DETAIL_CHARACTERS // 4)
     used = len(r["id"]) + len(relation or "") + len(reading or "") + 30
