@@ -24,7 +24,7 @@ EMULATED_AVX2 = NPY_DISABLE_CPU_FEATURES="$$($(NPY_AVX512))" \
 # The unit tests that pin learner trajectories bit for bit (run under each emulated CPU too).
 MACHINE_TESTS = tests/test_machine_independence.py tests/test_fixed_math.py
 
-.PHONY: setup setup-cuda lock test unit nbval portability book notebooks check-book benchmark clean
+.PHONY: setup setup-cuda lock test unit nbval portability verify-studies book notebooks check-book benchmark clean
 
 setup: $(STAMP)
 
@@ -68,6 +68,13 @@ portability: setup
 	$(TMP_OUTPUT) $(EMULATED_BASELINE) $(NBVAL)
 	$(EMULATED_AVX2) $(PY) -m pytest $(MACHINE_TESTS) -p no:cacheprovider
 	$(TMP_OUTPUT) $(EMULATED_AVX2) $(NBVAL)
+
+# Rerun one seed of each committed learning study (results/05_solver_study.json, results/06_transfer_study.json)
+# at every learner, arm and budget, and compare each record with the committed file bit for bit. The seed is drawn
+# from the study's seeds by the commit's hash (printed), so successive commits cover every seed; nothing is written
+# into the repository (the runs are stored in a temporary directory). VERIFY_ARGS: e.g. --seed 149.
+verify-studies: setup
+	$(PY) scripts/verify_studies.py $(VERIFY_ARGS)
 
 # Execute every notebook in place at its default parameters (papermill through the runner,
 # whose kernel talks over IPC sockets, not TCP), strip volatile metadata.

@@ -46,3 +46,81 @@ def thread_safe_shared_arrays() -> None:
         return self._allocations.setdefault(caller, np.empty(shape, dtype))
 
     kernelapi.FakeCUDAShared.array = array
+
+
+def blocks_at_once() -> None:
+    """Make the simulator run all blocks of a kernel launch at the same time, as a GPU does.
+
+    The simulator runs a launch's blocks one after another, so two blocks that
+    share scratch memory by mistake (per-run offsets that overlap) never meet:
+    each block writes the shared rows before it reads them.  Here every block
+    runs in its own Python thread (each with its threads and barrier, as
+    before), and a block's `cuda.shared.array` is its own (keyed by block and
+    declaring line, made atomically, as `thread_safe_shared_arrays` does).  With
+    a short switch interval (`sys.setswitchinterval`) the blocks interleave
+    finely: a run whose scratch overlaps another's reads the other's numbers.
+    """
+    import threading
+    import traceback
+
+    import numpy as np
+    from numba.cuda.simulator import kernel, kernelapi
+
+    original_array = kernelapi.FakeCUDAShared.array
+
+    def array(self, shape, dtype):
+        if shape == 0:
+            return original_array(self, shape, dtype)
+        if isinstance(dtype, kernelapi.types.Type):
+            dtype = kernelapi.numpy_support.as_dtype(dtype)
+        caller = traceback.extract_stack(sys._getframe())[-2][0:2]
+        block = tuple(threading.current_thread().blockIdx)
+        return self._allocations.setdefault((block, caller), np.empty(shape, dtype))
+
+    original_call = kernel.FakeCUDAKernel.__call__
+
+    def call(self, *args):
+        """`FakeCUDAKernel.__call__` (numba-cuda's simulator) with the loop over blocks run concurrently."""
+        if self._device:
+            return original_call(self, *args)
+        grid_dim, block_dim = kernel.normalize_kernel_dimensions(self.grid_dim, self.block_dim)
+        fake_cuda_module = kernel.FakeCUDAModule(grid_dim, block_dim, self.dynshared_size)
+        with kernel._push_kernel_context(fake_cuda_module):
+            retr = []
+
+            def fake_arg(arg):
+                ty = None
+                for extension in self.extensions:
+                    ty, arg = extension.prepare_args(ty, arg, stream=0, retr=retr)
+                if isinstance(arg, np.ndarray) and arg.ndim > 0:
+                    ret = kernel.wrap_arg(arg).to_device(retr)
+                elif isinstance(arg, kernel.ArgHint):
+                    ret = arg.to_device(retr)
+                elif isinstance(arg, np.void):
+                    ret = kernel.FakeCUDAArray(arg)
+                else:
+                    ret = arg
+                return kernel.FakeWithinKernelCUDAArray(ret) if isinstance(ret, kernel.FakeCUDAArray) else ret
+
+            fake_args = [fake_arg(arg) for arg in args]
+            errors = []
+
+            def run_block(grid_point):
+                try:
+                    kernel.BlockManager(self.fn, grid_dim, block_dim, self._debug).run(grid_point, *fake_args)
+                except BaseException as error:          # raised in the launching thread below
+                    errors.append(error)
+
+            with kernelapi.swapped_cuda_module(self.fn, fake_cuda_module):
+                blocks = [threading.Thread(target=run_block, args=(p,)) for p in np.ndindex(*grid_dim)]
+                for b in blocks:
+                    b.start()
+                for b in blocks:
+                    b.join()
+            if errors:
+                raise errors[0]
+            for wb in retr:
+                wb()
+
+    kernelapi.FakeCUDAShared.array = array
+    kernel.FakeCUDAKernel.__call__ = call

@@ -14,9 +14,7 @@ for any number of workers.
 """
 from __future__ import annotations
 
-import logging
 import tempfile
-import warnings
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -25,6 +23,7 @@ import torch
 
 from oscc_core.learning import study_design as design
 from oscc_core.learning.loop import Schedule
+from oscc_core.reporting.dask_cluster import local_cluster
 from oscc_core.reporting.results import clean
 from oscc_core.reporting.study_runner import run_tasks
 
@@ -202,18 +201,13 @@ def live_check_text(live: dict) -> str:
 @contextmanager
 def cluster(workers: int, scheduler: str = "", device: str | torch.device = "cpu"):
     """The address of the Dask scheduler a chapter's runs go to: `scheduler`, or a local cluster of `workers`
-    processes (one thread each) kept for the whole block, so that one cluster serves every batch of tasks.  The
-    local cluster leaves its HTTP port to the system and logs only critical events, so nothing of its start or its
-    shutdown reaches a chapter's page.  On a GPU `device` the runs train in the chapter's own process
-    (`study_runner.run_tasks`), so no cluster starts and the address is ""."""
+    processes (one thread each) kept for the whole block, so that one cluster serves every batch of tasks
+    (`reporting.dask_cluster.local_cluster`: no fixed port, and nothing of its start or its shutdown reaches a
+    chapter's page).  On a GPU `device` the runs train in the chapter's own process (`study_runner.run_tasks`), so
+    no cluster starts and the address is ""."""
     in_process = torch.device(device).type != "cpu"
     if scheduler or in_process:
         yield "" if in_process else scheduler
         return
-    from distributed import LocalCluster
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                          silence_logs=logging.CRITICAL) as local:
-            yield local.scheduler_address
+    with local_cluster(workers) as address:
+        yield address

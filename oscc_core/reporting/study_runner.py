@@ -1,9 +1,10 @@
 """Run a learning study's tasks on dask.distributed, keep each finished run, and assemble the results.
 
 `run_tasks` sends every task (`learning.study.Task`) that has no stored
-result to a Dask cluster: a `LocalCluster` of `workers` processes on this
+result to a Dask cluster: a local cluster of `workers` processes on this
 machine (one thread each) by default, or the existing cluster at
-`scheduler` ("tcp://host:8786").  With a GPU `device`, the tasks run in
+`scheduler` ("tcp://host:8786"); either through `reporting.dask_cluster`,
+which binds no fixed port and keeps Dask's messages off the page.  With a GPU `device`, the tasks run in
 this process on it instead, those that share a game, schedule and budgets
 in one batch (`learning.study.run_tasks_together`): every engine gives the
 same bits, so where a task ran never shows in its result.  Each result is written, as soon as its
@@ -25,11 +26,11 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 from oscc_core.digest import canonical_json, source_digest
 from oscc_core.learning.study import Task, run_task, run_tasks_together
+from oscc_core.reporting.dask_cluster import client
 from oscc_core.reporting.progress import progress_stream, show_progress
 from oscc_core.reporting.results import clean
 
@@ -56,24 +57,6 @@ def _write(path: Path, result: dict) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(canonical_json(clean(result)), encoding="utf-8")
     os.replace(tmp, path)
-
-
-@contextmanager
-def _client(workers: int, scheduler: str | None):
-    import warnings
-
-    from distributed import Client, LocalCluster
-
-    if scheduler:
-        with Client(scheduler) as client:
-            yield client
-        return
-    with warnings.catch_warnings():
-        # a busy disk makes distributed warn that its scratch directories are slow to create: nothing is wrong
-        warnings.filterwarnings("ignore", message="Creating scratch directories is taking")
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                          silence_logs=40) as cluster, Client(cluster) as client:
-            yield client
 
 
 def run_tasks(tasks: Sequence[Task], store, workers: int = 2, scheduler: str | None = None,
@@ -119,8 +102,8 @@ def _run_on_dask(todo: list[Task], finished, device, workers: int, scheduler: st
     """Each task on a Dask worker; `finished(task, result)` as each result arrives (in process of completion)."""
     from distributed import as_completed
 
-    with _client(workers, scheduler) as client:
-        futures = {client.submit(run_task, t, pure=False): t for t in todo}
+    with client(workers, scheduler) as connected:
+        futures = {connected.submit(run_task, t, pure=False): t for t in todo}
         try:
             for future in as_completed(futures):
                 finished(futures[future], future.result())

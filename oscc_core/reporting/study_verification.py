@@ -1,0 +1,169 @@
+"""Rerun one seed of a committed learning study at every learner, arm and budget, and compare each record bit for bit.
+
+The chapters' live reruns check their committed studies at small budgets
+only; this check reruns one seed at full depth (`make verify-studies`,
+`scripts/verify_studies.py`, in CI).  Everything it reruns is read from the
+committed file, not from the code's defaults, so it keeps working after a
+study is regenerated with another design: the game, the shared schedule
+(``design.base``), each learner's and arm's choices (``choices``), and, for
+the chosen seed, every budget at which a record was kept (``runs``).  A
+study file of the transfer chapter (one with an ``operating_point``) keeps
+its runs without the learner level: they are the converging learner's, and
+its Kuhn-tuned control (``kuhn_tuned``) is rerun beside them at its own
+choices.
+
+The seed is drawn from the study's own seeds by the commit being checked
+(`draw_seed`: the commit hash, read as a number, modulo the number of seeds),
+so successive commits cover every seed.  Each rerun record must be the same
+bytes as the committed one (canonical JSON: every number, and every field);
+a record that is missing on either side is a difference too.  A run's
+records never depend on which other budgets or seeds its task holds
+(`learning.study`), so one seed alone reproduces the study's records.
+"""
+from __future__ import annotations
+
+import math
+import struct
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from oscc_core.digest import canonical_json, source_digest
+from oscc_core.learning import study_design as design
+from oscc_core.learning.loop import Schedule
+from oscc_core.learning.study import Task
+
+#: The key of the transfer study's Kuhn-tuned control (`chapters.transfer.kuhn_tuned.KEY`).
+CONTROL_KEY = "kuhn_tuned"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One study in a committed file: what its runs are and what they recorded."""
+
+    label: str          # e.g. "05_solver_study", "06_transfer_study/kuhn_tuned"
+    game: str
+    base: Schedule      # what every run shares (its step size and options are each arm's choice)
+    choices: dict       # {learner: {arm: {"eta", "alpha", "kappa"}}}
+    runs: dict          # {learner: {arm: {seed: {budget: record}}}}
+    seeds: tuple
+
+
+def parts_of(body: dict, name: str) -> list[Part]:
+    """The studies a committed study file holds (module docstring), each as a `Part`."""
+    def part(label, block, learner=None):
+        d = block["design"]
+        choices, runs = block["choices"], block["runs"]
+        if learner is not None:
+            choices, runs = {learner: choices}, {learner: runs}
+        return Part(label, d["game"], Schedule(**d["base"]), choices, runs, tuple(int(s) for s in d["seeds"]))
+
+    if "operating_point" not in body:
+        return [part(name, body)]
+    out = [part(name, body, design.CONVERGING)]
+    if CONTROL_KEY in body:
+        out.append(part(f"{name}/{CONTROL_KEY}", body[CONTROL_KEY], design.CONVERGING))
+    return out
+
+
+def commit_of(repo: Path) -> tuple[str, str]:
+    """(a hexadecimal name of the code being checked, what it is): the commit at `repo`'s HEAD, or, outside a git
+    checkout (or without git), the library's source digest."""
+    try:
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True, timeout=30).stdout.strip()
+        int(head, 16)
+        return head, f"commit {head[:12]}"
+    except (OSError, subprocess.SubprocessError, ValueError):
+        digest = source_digest()
+        return digest, f"not a git checkout: the library's source digest {digest[:12]} instead of a commit"
+
+
+def draw_seed(seeds, commit: str) -> int:
+    """The seed of `seeds` (in their recorded order) that the hexadecimal `commit` draws: commit mod len(seeds)."""
+    seeds = tuple(seeds)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed to draw from, got none.")
+    return int(seeds[int(commit, 16) % len(seeds)])
+
+
+def recorded(part: Part, seed: int, up_to: int | None = None) -> dict:
+    """{(learner, arm, seed, budget): record} the committed study kept for `seed` (budgets up to `up_to` calls)."""
+    out = {}
+    for learner, arms in part.runs.items():
+        for arm, seeds in arms.items():
+            for budget, rec in seeds.get(str(seed), {}).items():
+                if up_to is None or int(budget) <= up_to:
+                    out[(learner, arm, int(seed), int(budget))] = rec
+    return out
+
+
+def tasks_of(part: Part, seed: int, up_to: int | None = None) -> list[Task]:
+    """One task per learner and arm of `choices`: `seed` alone, recorded at every budget the committed study kept
+    for it (up to `up_to` calls)."""
+    if seed not in part.seeds:
+        raise ValueError(f"seed must be one of {part.label}'s seeds {list(part.seeds)}, got {seed!r}.")
+    kept = recorded(part, seed, up_to)
+    out = []
+    for learner, arms in part.choices.items():
+        for arm, c in arms.items():
+            budgets = sorted(b for (ln, a, _, b) in kept if (ln, a) == (learner, arm))
+            if budgets:
+                schedule = design.learner_schedule(learner, part.base, c["eta"], c.get("alpha", 0.0),
+                                                   c.get("kappa", 0.0))
+                out.append(Task.make(part.game, learner, arm, (seed,), schedule, budgets))
+    return out
+
+
+def ulps_apart(a: float, b: float) -> int:
+    """How many doubles lie between a and b, plus one (0: the same double)."""
+    def ordered(x: float) -> int:
+        i = struct.unpack("<q", struct.pack("<d", x))[0]
+        return i if i >= 0 else -(i & 0x7FFFFFFFFFFFFFFF)
+    return abs(ordered(a) - ordered(b))
+
+
+def differences(committed: dict, rerun: dict) -> list[str]:
+    """One line per record that differs: missing on one side, or a field whose bytes differ (with both values and,
+    for numbers, how many units in the last place apart, or that they are zeros of opposite sign)."""
+    out = []
+    for key in sorted(set(committed) | set(rerun)):
+        where = "/".join(map(str, key))
+        if key not in rerun:
+            out.append(f"{where}: committed, but the rerun did not record it")
+        elif key not in committed:
+            out.append(f"{where}: recorded by the rerun, but not in the committed study")
+        elif canonical_json(committed[key]) != canonical_json(rerun[key]):
+            a, b = committed[key], rerun[key]
+            for field in sorted(set(a) | set(b)):
+                x, y = a.get(field), b.get(field)
+                if canonical_json(x) == canonical_json(y):
+                    continue
+                apart = ""
+                if isinstance(x, float) and isinstance(y, float) and math.isfinite(x) and math.isfinite(y):
+                    n = ulps_apart(x, y)
+                    apart = " (zeros of opposite sign)" if x == y else \
+                        f" ({n} unit{'' if n == 1 else 's'} in the last place)"
+                out.append(f"{where} {field}: committed {x!r}, rerun {y!r}{apart}")
+    return out
+
+
+def compare(part: Part, seed: int, results: list[dict], up_to: int | None = None) -> dict:
+    """The rerun of `part`'s `seed` (`results` of its `tasks_of`) against the committed records: {"label", "seed",
+    "records": committed records compared, "differences": lines, "agrees"}."""
+    runs = design.runs_table(results)
+    rerun = {(learner, arm, int(seed), int(budget)): rec for learner, arms in runs.items()
+             for arm, seeds in arms.items() for budget, rec in seeds.get(str(seed), {}).items()}
+    committed = recorded(part, seed, up_to)
+    lines = differences(committed, rerun)
+    return {"label": part.label, "seed": seed, "records": len(committed), "differences": lines, "agrees": not lines}
+
+
+def text(check: dict) -> str:
+    """One line on a compared part (and one more per difference)."""
+    head = f"{check['label']}: seed {check['seed']}, "
+    if check["agrees"]:
+        return head + f"each of its {check['records']} records at every learner, arm and budget equals the " \
+                      f"committed one bit for bit"
+    return "\n".join([head + f"{len(check['differences'])} differences in its {check['records']} committed "
+                      f"records:"] + [f"  {line}" for line in check["differences"]])

@@ -1,0 +1,79 @@
+"""Rerun one seed of each committed learning study at every learner, arm and budget, and compare each record with
+the committed file bit for bit (`make verify-studies`, run by CI).
+
+    .venv/bin/python scripts/verify_studies.py                 # both committed studies, the seed the commit draws
+    .venv/bin/python scripts/verify_studies.py --seed 149      # another seed
+    .venv/bin/python scripts/verify_studies.py FILE --up-to 61440   # one study file, budgets up to 61,440 calls
+
+The seed is drawn from each study's own seeds by the commit's hash (`git rev-parse HEAD`; outside a git checkout,
+by the library's source digest, and the script says so), so successive commits cover every seed.  The runs go to
+a local Dask cluster of `--workers` processes (or to `--scheduler`), their store is a temporary directory, and
+nothing is written into the repository.  Exit status 1 when any record differs (each difference is printed).
+See `oscc_core.reporting.study_verification`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from oscc_core.reporting.results import package_versions
+from oscc_core.reporting.study_runner import run_tasks
+from oscc_core.reporting.study_verification import commit_of, compare, draw_seed, parts_of, tasks_of, text
+
+ROOT = Path(__file__).resolve().parent.parent
+STUDIES = (ROOT / "results" / "05_solver_study.json", ROOT / "results" / "06_transfer_study.json")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("studies", nargs="*", type=Path, default=list(STUDIES), help="committed study files")
+    ap.add_argument("--seed", type=int, help="rerun this seed instead of the one the commit draws")
+    ap.add_argument("--up-to", type=int, help="only the budgets up to this many physical calls (a quick check)")
+    ap.add_argument("--workers", type=int, default=2, help="local Dask worker processes (default 2)")
+    ap.add_argument("--scheduler", default=None, help="address of an existing Dask scheduler instead")
+    args = ap.parse_args(argv)
+
+    commit, how = commit_of(ROOT)
+    plan, versions = [], {}
+    for path in args.studies:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        parts = parts_of(body, path.stem)
+        seed = args.seed if args.seed is not None else draw_seed(parts[0].seeds, commit)
+        why = "given by --seed" if args.seed is not None else \
+            f"drawn by {how} from the study's {len(parts[0].seeds)} seeds"
+        print(f"{path.stem}: seed {seed} ({why})", flush=True)
+        versions[path.stem] = body.get("manifest", {}).get("package_versions")
+        plan += [(part, seed, tasks_of(part, seed, args.up_to)) for part in parts]
+
+    tasks = [t for _, _, ts in plan for t in ts]
+    order = sorted(range(len(tasks)), key=lambda i: (-max(tasks[i].budgets), tasks[i].game != "leduc"))
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="oscc-verify-studies-") as store:
+        done = run_tasks([tasks[i] for i in order], store, args.workers, args.scheduler)
+    results = dict(zip(order, done["results"]))
+    seconds = time.perf_counter() - start
+
+    agrees, first = True, 0
+    for part, seed, ts in plan:
+        check = compare(part, seed, [results[i] for i in range(first, first + len(ts))], args.up_to)
+        first += len(ts)
+        agrees &= check["agrees"]
+        print(text(check))
+    print(f"{len(tasks)} runs in {seconds:.0f} s on {done['workers']} worker(s)")
+    if not agrees:
+        here = package_versions()
+        for stem, recorded in versions.items():
+            if recorded is not None and recorded != here:
+                print(f"{stem} was written with {recorded}, but this environment has {here}: install the lock "
+                      f"(make setup) before concluding that the code moved the study.")
+        print("A change that moves a study's numbers regenerates that study in the same change (README: the "
+              "learning study).")
+    return 0 if agrees else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
