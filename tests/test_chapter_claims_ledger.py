@@ -383,3 +383,22 @@ def test_every_committed_result_line_says_why_beyond_the_name_of_its_size_test()
     said = [r for r in results if r.get("why") and not r["why"].startswith(("containment", "within 5%"))
             and any(ch.isdigit() for ch in r["why"]) or r.get("reading") or r["verdict"] == "not compared"]
     assert len(said) >= 0.9 * len(results)
+
+
+def test_every_chapters_box_gives_the_counts_the_ledger_gives_its_section():
+    from oscc_core.reporting import tally
+
+    lines, found = build(REPO_ROOT / "results")
+    for section, stem in collect.SECTION_CHAPTERS.items():
+        box = found[stem]["findings"]["counts"]
+        assert box == tally.tally_text(tally.tally([r for r in lines if r["section"] == section])), stem
+
+
+def test_the_landing_counts_say_how_many_verdicts_depend_on_the_reading():
+    lines, _ = build(REPO_ROOT / "results")
+    counted = ledger.counts(lines)
+    dependent = sum(bool(r.get("reading dependent")) for r in lines if r["kind"] != "setup"
+                    and not (r.get("printing of") or r.get("via")))
+    assert counted["reading dependent"] == dependent > 0
+    assert f"{dependent:,} verdicts of the whole ledger depend on the reading" in \
+        __import__("oscc_core.chapters.claims_ledger.key_claims", fromlist=["x"]).counts_sentence(counted)

@@ -140,7 +140,8 @@ def bit_equality_expected(committed: dict) -> tuple[bool, str]:
 
     The learners' arithmetic is the same on every CPU (`fixed_math`, fixed-order sums), so the bits can only
     move with the numeric packages: equality is expected when the study's manifest recorded exactly the
-    versions installed here.  Study tasks always run on the CPU.
+    versions installed here.  A study on a GPU gives the same bits (its kernels round as the CPU's do), so the
+    device does not enter.
     """
     from oscc_core.reporting.results import package_versions
 

@@ -235,9 +235,13 @@ def readings_text(row) -> str:
 
 
 def _short_reasons(row) -> dict:
-    """A row as a table shows it: a row compared under several readings names its reading and the verdict under
-    each in a few words (the results file keeps every reading's bound, number and verdict)."""
+    """A row as a table shows it: a value true by construction says so in its reason (the table keeps one column
+    fewer), and a row compared under several readings names its reading and the verdict under each in a few words
+    (the results file keeps every reading's bound, number and verdict)."""
     out = dict(row)
+    if out.get("by construction"):                       # one note column fewer: the reason says it
+        built = f"true by construction: {out.pop('by construction')}"
+        out["reason"] = built if not out.get("reason") else f"{built}; {out['reason']}"
     if not row.get("readings"):
         return out
     out["reading"] = short_reading(row.get("reading"))
