@@ -61,19 +61,20 @@ def ledger_findings(counted: dict):
     v, st = tally.values_by_verdict(counted), counted["status"]
     n = sum(v.values())
     orderings = counted["orderings"]
+    judged = sum(orderings.values())
     box = (f"Of the {n:,} values the paper prints (each counted once, however often it is printed), "
-           f"{v['reproduced']:,} are reproduced, {v['inconclusive']:,} inconclusive, {v['partly']:,} hold only "
-           f"partly (the relation the paper states holds, the size does not), {v['depends on the reading']:,} "
-           f"depend on the reading of the paper's words, {v['not reproduced']:,} are not reproduced and "
-           f"{v['impossible under the rules']:,} are impossible under the game's rules.",
-           f"{v['not compared']:,} are not compared, each with its reason (most because their size cannot be set "
-           f"beside ours: a scale the paper leaves undefined, a size our own step size sets, another unit, or true "
-           f"by construction); for {sum(orderings.values()):,} of these the ordering the paper states is judged "
-           f"instead: it holds for {orderings['reproduced']:,}, holds unresolved for {orderings['inconclusive']:,} "
-           f"and fails for {orderings['not reproduced']:,}.",
-           f"{counted['reading dependent']:,} verdicts depend on the reading of the paper's words (each line lists "
-           f"its verdict under every reading); counted apart: {counted['printings']:,} further printings of a "
+           f"{v['reproduced']:,} are reproduced and {v['partly']:,} hold only partly (the relation the paper "
+           f"states holds, the size does not); of the {v['not compared']:,} not compared (most because their size "
+           f"cannot be set beside ours), {judged:,} carry an ordering the paper states, and it holds for "
+           f"{orderings['reproduced']:,}.",
+           f"{v['not reproduced']:,} values are not reproduced and {v['inconclusive']:,} are inconclusive (the size "
+           f"agrees, the relation is not established); the ordering fails for {orderings['not reproduced']:,} of the "
+           f"values not compared in size and is unresolved for {orderings['inconclusive']:,}.",
+           f"{v['impossible under the rules']:,} values are impossible under the game's rules under every reading; "
+           f"{v['depends on the reading']:,} have a verdict that depends on the reading of the paper's words, and "
+           f"{counted['reading dependent']:,} verdicts in all rest on a reading another reading would change (each "
+           f"line lists every reading's verdict); counted apart: {counted['printings']:,} further printings of a "
            f"counted value and {counted['settings']:,} settings ({st['adopted']:,} adopted, {st['differs']:,} "
            f"differ).")
-    landing = (box[0], box[2])
+    landing = (box[0], box[1], box[2])
     return Findings(box, landing)
