@@ -79,7 +79,7 @@ def test_small_run_writes_outside_results_and_records_the_policy_file_by_content
     monkeypatch.chdir(tmp_path)
     before = sorted(p.name for p in (REPO / "results").iterdir())
     argv = ["run", "covariance", "-p", "root", "2", "-p", "continuation", str(policy_file), "-p", "n_groups", "2000",
-            "-p", "n_bootstrap", "20", "-p", "seeds", "13,17", "-p", "seed_groups", "512", "-p", "budgets", "1,2",
+            "-p", "n_bootstrap", "20", "-p", "seeds", "13,17", "-p", "seed_groups", "2400", "-p", "budgets", "1,2",
             "-p", "budget_groups", "512", "-p", "cfr_iterations", "20"]
     assert runner.main(argv) == 0, capsys.readouterr().err
     out = tmp_path / "runs" / "02_covariance-1"
