@@ -22,8 +22,9 @@ import math
 
 import numpy as np
 
-from oscc_core.engine.fused import _SCALE, _U, _absorb, _bits, _draw, _jit, _play_pair, _public_card
+from oscc_core.engine.fused import _SCALE, _U, _absorb, _bits, _draw, _jit, _play_pair, _public_card, _step
 from oscc_core.fixed_math import product
+from oscc_core.games import CHANCE, TERMINAL
 from oscc_core.learning.ledger import FIELDS
 
 ENUMERATE_KIND, SAMPLE_KIND, OTHER_KIND = 0, 1, 2
@@ -134,9 +135,10 @@ def _draw_point(r, n, per_state, n_info, root_prefix, tag_group, base):
 
 @_jit(inline="always")
 def _run_law(r, n_info, behaviour, cumulative, sf, x, weights, per_state, root_prefix, tag_group, base, points,
-             law):
+             law, average_weight):
     """Run r's decision law (`decision_law`: weights [R * n_info, C]; `law` one of the `*_LAW` codes), its
-    average-policy sums and its N decision points (x, per_state: this run's scratch).
+    average-policy sums (each increment times the run's `average_weight`, 1.0 unless `Schedule.average_power`)
+    and its N decision points (x, per_state: this run's scratch).
 
     sf: (plan [P, 4]: (sequence, parent sequence, information state, action)
     in `realisation_plans`' level order, parent_seq, cell_start and
@@ -154,7 +156,7 @@ def _run_law(r, n_info, behaviour, cumulative, sf, x, weights, per_state, root_p
                                                             law)
     for i in range(n_info):
         for a in range(n_actions):
-            cumulative[r, i, a] += product(x[parent_seq[i]], behaviour[first + i, a])
+            cumulative[r, i, a] += product(product(x[parent_seq[i]], behaviour[first + i, a]), average_weight)
     for i in range(n_info):                             # a left-to-right cumulative sum
         total = _state_total(weights, first + i, law)
         per_state[i] = total if i == 0 else per_state[i - 1] + total
@@ -293,7 +295,7 @@ def _point_lanes(r, n, sample, width, runs, keys, law, info, tree, scratch, hid_
 
 @_jit(inline="always")
 def _collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, scratch_i, scratch_u, scratch_f,
-                   hid_slot, counts, col, terms, start):
+                   hid_slot, counts, col, terms, start, baseline):
     """Run r's decision point n (`Learners._collect`): its lanes played to the end, their counts added to ledger
     column `col`, and (when the run updates) its surrogate terms written from `terms[*][start]` in slot order.
 
@@ -302,8 +304,12 @@ def _collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, sc
     group base [R], decision points [R, N]); law: (weights, hidden-draw
     scratch cum and last, pi_t, its cdf and last action); info: (node, player,
     card, public card) of each information state and n_info; tree: the
-    game's tables; scratch_i, _u, _f: this item's lane scratch.  Returns the
-    terms written.
+    game's tables; scratch_i, _u, _f: this item's lane scratch; baseline:
+    (on, the runs' history-baseline values [R, M], the cells' terminal flags
+    and utilities [M], path records: cells, targets [T, S, K] and lengths
+    [T, S], this point's record row T): with it on, each lane is played
+    alone and its return corrected (`learning.baseline`).  Returns the terms
+    written.
     """
     updates, points, behaviour, cdf, last = runs[2], keys[6], law[3], law[4], law[5]
     info_player, info_public, n_info = info[1], info[3], info[4]
@@ -321,14 +327,31 @@ def _collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, sc
     sign = 1 - 2 * info_player[state]
     table = cdf[r * n_info:(r + 1) * n_info]
     table_last = last[r * n_info:(r + 1) * n_info]
-    for first in range(0, n_lanes, 2):           # lanes in pairs; an odd last one pairs with itself
-        a, b = slots[first], slots[min(first + 1, n_lanes - 1)]
-        out = _play_pair(lane_node[a], lane_c0[a], lane_c1[a], lane_key[a], lane_card[a],
-                         lane_node[b], lane_c0[b], lane_c1[b], lane_key[b], lane_card[b], info_public[state], steps,
-                         player, chance_child, child, legal, info_index, table, table_last, utility)
-        _tally(counts, col, returns, a, sign, out[0], out[1], out[3], sample)
-        if b != a:
-            _tally(counts, col, returns, b, sign, out[5], out[6], out[8], sample)
+    if baseline[0]:
+        on, values, terminal, cell_utility, rec_cell, rec_target, rec_len, rec_row = baseline
+        weights, behaviour_all = law[0], law[3]
+        n_cards, actor, own = tree[1], info_player[state], info[2][state]
+        for s in range(rec_len.shape[1]):
+            rec_len[rec_row, s] = 0
+        for j in range(n_lanes):                 # one lane at a time, each corrected along its path
+            a = slots[j]
+            out = _play_corrected(r, lane_node[a], lane_c0[a], lane_c1[a], lane_key[a], lane_card[a],
+                                  info_public[state], steps, player, chance_child, child, legal, info_index, table,
+                                  table_last, utility, behaviour_all, r * n_info, n_cards, values, terminal,
+                                  cell_utility, rec_cell, rec_target, rec_len, rec_row, a)
+            _tally(counts, col, returns, a, sign, out[0], out[1], out[3], sample)
+            root = _root_correction(weights, row, r, lane_node[a], own, actor, lane_c0[a], lane_c1[a],
+                                    info_public[state], n_cards, values, terminal, cell_utility)
+            returns[a] = sign * (out[5] + root)
+    else:
+        for first in range(0, n_lanes, 2):       # lanes in pairs; an odd last one pairs with itself
+            a, b = slots[first], slots[min(first + 1, n_lanes - 1)]
+            out = _play_pair(lane_node[a], lane_c0[a], lane_c1[a], lane_key[a], lane_card[a],
+                             lane_node[b], lane_c0[b], lane_c1[b], lane_key[b], lane_card[b], info_public[state],
+                             steps, player, chance_child, child, legal, info_index, table, table_last, utility)
+            _tally(counts, col, returns, a, sign, out[0], out[1], out[3], sample)
+            if b != a:
+                _tally(counts, col, returns, b, sign, out[5], out[6], out[8], sample)
     if not updates[r]:
         return 0
     for s in range(width):
@@ -349,6 +372,101 @@ def _collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, sc
         t_weight[k] = 1.0 / (per_run * width) * 1.0 if sample else pi0 / per_run
         wrote += 1
     return wrote
+
+
+# ----- the history baseline (`learning.baseline`): one lane's corrected play, the root's correction, the update --
+@_jit(inline="always")
+def _bl_cell(node, c0, c1, public, n_cards):
+    """`baseline.cell`: the flat cell of history (node, c0, c1, public card or -1)."""
+    return ((node * n_cards + c0) * n_cards + c1) * (n_cards + 1) + public + 1
+
+
+@_jit(inline="always")
+def _bl_value(values, r, cell, terminal, cell_utility):
+    """V of a cell: the exact utility at a terminal history, run r's baseline elsewhere (player 0's chips)."""
+    return cell_utility[cell] if terminal[cell] else values[r, cell]
+
+
+@_jit(inline="always")
+def _play_corrected(r, node, c0, c1, key, card, public, steps, player, chance_child, child, legal, info_index, cdf,
+                    last_action, utility, behaviour, row0, n_cards, values, terminal, cell_utility, rec_cell,
+                    rec_target, rec_len, rec_row, slot):
+    """One lane played as `_play_pair` plays it (`_step` by step, the same draws), with `baseline.corrected`'s
+    corrections: returns (player 0's utility, policy draws, chance events, illegal, unfinished, corrected value v)
+    and writes the lane's path records (cell, target T_k) at [rec_row, slot, k] and their number at
+    [rec_row, slot].  behaviour: pi_t of every table row (run r's from `row0`); cdf, last_action: run r's."""
+    pub, used, dealt, illegal = public, 0, 0, False
+    corr = 0.0
+    k = 0
+    for _ in range(steps):
+        p = player[node]
+        if p == TERMINAL:
+            break
+        here = node
+        if p == CHANCE:                          # the public card: E over the cards left, minus the dealt one's
+            nxt = chance_child[node]
+            total = 0.0
+            for q in range(n_cards):
+                total = total + (_bl_value(values, r, _bl_cell(nxt, c0, c1, q, n_cards), terminal, cell_utility)
+                                 if (q != c0 and q != c1) else 0.0)
+            d = total / np.float64(n_cards - 2) - _bl_value(values, r, _bl_cell(nxt, c0, c1, card, n_cards),
+                                                             terminal, cell_utility)
+            corr = corr + d
+            rec_cell[rec_row, slot, k] = _bl_cell(node, c0, c1, pub, n_cards)
+            rec_target[rec_row, slot, k] = d
+            k += 1
+            here = nxt
+        node, pub, used, dealt, illegal, info, action = _step(
+            node, c0, c1, pub, key, card, used, dealt, illegal, player, chance_child, child, legal, info_index, cdf,
+            last_action)
+        if info >= 0:                            # the decision: E under pi_t, minus the drawn action's
+            total = 0.0
+            for a in range(legal.shape[1]):
+                total = total + (product(behaviour[row0 + info, a],
+                                         _bl_value(values, r, _bl_cell(child[here, a], c0, c1, pub, n_cards),
+                                                   terminal, cell_utility)) if legal[here, a] else 0.0)
+            d = total - _bl_value(values, r, _bl_cell(node, c0, c1, pub, n_cards), terminal, cell_utility)
+            corr = corr + d
+            rec_cell[rec_row, slot, k] = _bl_cell(here, c0, c1, pub, n_cards)
+            rec_target[rec_row, slot, k] = d
+            k += 1
+    done = player[node] == TERMINAL
+    value = utility[node, c0, c1, pub + 1] if done else 0
+    v = np.float64(value) + corr
+    prefix = 0.0
+    for j in range(k):                           # targets T_j = v - (d_0 + ... + d_{j-1})
+        d = rec_target[rec_row, slot, j]
+        rec_target[rec_row, slot, j] = v - prefix
+        prefix = prefix + d
+    rec_len[rec_row, slot] = k
+    return value, used, dealt, illegal, not done, v
+
+
+@_jit(inline="always")
+def _root_correction(weights, row, r, node, own, actor, c0, c1, public, n_cards, values, terminal, cell_utility):
+    """`baseline.root_correction` of a lane starting at `node`: (sum_c w_c V(h_0(c))) / (sum_c w_c) - V(h_0), w the
+    hidden card's posterior weights (row `row` of `weights`)."""
+    total, mass = 0.0, 0.0
+    for c in range(n_cards):
+        o0, o1 = (own, c) if actor == 0 else (c, own)
+        term = product(weights[row, c], _bl_value(values, r, _bl_cell(node, o0, o1, public, n_cards), terminal,
+                                                  cell_utility))
+        total = term if c == 0 else total + term
+        mass = weights[row, c] if c == 0 else mass + weights[row, c]
+    return total / mass - _bl_value(values, r, _bl_cell(node, c0, c1, public, n_cards), terminal, cell_utility)
+
+
+@_jit(inline="always")
+def _baseline_updates(values, counts, r, rec_cell, rec_target, rec_len, t0, n_points, floor):
+    """`baseline.update` of run r: the records of its points t0 .. t0 + n_points - 1, slot by slot, each lane's in
+    path order: n <- n + 1, B <- B + max(1 / n, floor) (T - B)."""
+    for t in range(t0, t0 + n_points):
+        for s in range(rec_len.shape[1]):
+            for j in range(rec_len[t, s]):
+                cell = rec_cell[t, s, j]
+                counts[r, cell] += 1.0
+                w = max(1.0 / counts[r, cell], floor)
+                values[r, cell] += product(w, rec_target[t, s, j] - values[r, cell])
 
 
 @_jit(inline="always")
@@ -452,5 +570,6 @@ def _pull_run(r, flat, magnet, points, kept, n_info, alpha, rate, n, kappa, coun
 SHARED_FUNCTIONS = ("_shift_row", "shift_rows", "_softmax_row", "_softmax_rows", "_draw_thresholds",
                     "_sequence_reach", "_cell_weight", "_state_total", "_draw_point", "_run_law", "_num_legal",
                     "_point_cost", "_kept_points", "_hidden", "_group_advantages", "_tally", "_point_lanes",
+                    "_bl_cell", "_bl_value", "_play_corrected", "_root_correction", "_baseline_updates",
                     "_collect_point", "_touch", "_term_gradient", "_update_row", "_epoch_body", "_pull_state",
                     "_pull_run")

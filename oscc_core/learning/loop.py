@@ -80,8 +80,8 @@ class Schedule:
     decision_law: str = proximal.ON_POLICY   # law of the decision points (ppo plays hands from the deal)
     proximal_alpha: float = 0.0      # strength of the pull toward the magnet (0: off)
     proximal_kappa: float = 0.0      # rate at which the magnet follows the logits (0: the uniform policy)
-    # Options added after the committed studies (issue 33); at their defaults they change nothing and stay out of
-    # `as_dict` (so every record written before them keeps its bytes).
+    # Options added after the committed studies (issue 33); at their defaults they change nothing, and a schedule
+    # that leaves them all there keeps them out of `as_dict` (so every record written before them keeps its bytes).
     baseline: str = bl.NONE          # control variates on the rollouts' sampled steps (`learning.baseline`)
     baseline_floor: float = 0.2      # a baseline cell moves at least this share of the way to each sample
     alpha_decay: str = "constant"    # "inverse_sqrt": the pull's alpha_t = alpha / sqrt((t + t0) / t0)
@@ -116,11 +116,11 @@ class Schedule:
         return self.proximal_alpha > 0 or self.proximal_kappa > 0
 
     def as_dict(self) -> dict:
-        """The fields as a dict, without the options added after the committed studies where they are at their
-        defaults (`LATER_DEFAULTS`): a record of a schedule that does not use them is the one it always was."""
+        """The fields as a dict; the options added after the committed studies (`LATER_DEFAULTS`) only when one of
+        them is away from its default: a record of a schedule that uses none of them is the one it always was."""
         out = asdict(self)
-        for name, default in LATER_DEFAULTS.items():
-            if out[name] == default:
+        if all(out[name] == default for name, default in LATER_DEFAULTS.items()):
+            for name in LATER_DEFAULTS:
                 del out[name]
         return out
 
@@ -206,7 +206,7 @@ class Learners:
         (the torch path).  "auto" and "fused" take the CPU kernels on the CPU and the GPU kernels on CUDA, where
         numba's CUDA target is present; "fused_cuda" asks for the GPU kernels on any device (on the CPU, numba's
         CUDA simulator)."""
-        if engine == "torch" or not self._kernels_take(self.schedule):
+        if engine == "torch":
             return None
         float64 = self.logits.dtype == torch.float64
         if engine == "fused_cuda" or self.device.type == "cuda":
@@ -219,11 +219,6 @@ class Learners:
         if engine == "fused" and not (self.device.type == "cpu" and float64):
             raise ValueError("the fused engine runs on the CPU with float64 logits only.")
         return "fused" if self.device.type == "cpu" and float64 else None
-
-    @staticmethod
-    def _kernels_take(schedule: Schedule) -> bool:
-        """Whether the fused kernels compute this schedule's iteration (the torch path computes every one)."""
-        return schedule.baseline == bl.NONE and schedule.alpha_decay == "constant" and schedule.average_power == 0
 
     @property
     def engine(self) -> str:
