@@ -13,7 +13,9 @@ any engine:
 - averaging weights w_t of the average policy (`avg`): the average-policy sums are scaled by w_{t-1} / w_t before
   iteration t adds its increment, so the sums are proportional to sum_t w_t (own reach x pi_t);
 - step-size schedules (`eta_decay`): `Learners.rate_divisor`;
-- magnet schedules (`alpha_decay`, `kappa_decay`): the schedule's alpha and kappa, replaced each iteration.
+- magnet schedules (`alpha_decay`, `kappa_decay`): the schedule's alpha and kappa, replaced each iteration;
+- optimism (`optimism` = beta): iteration t is computed from the extrapolated logits theta_t + beta (theta_t -
+  theta_{t-1}) and its increment is added to theta_t (a predictive / extragradient-style step).
 
     .venv/bin/python scripts/learner_research.py NAME '{"eta": 128, ...}' [--seeds 1001,...] [--max-calls 1e6]
 
@@ -97,7 +99,7 @@ def run(cfg, seeds, max_calls: float, per_decade: int, lo: float = 3e3):
     nxt = np.zeros(len(seeds), dtype=np.int64)          # next grid index per run
     curves = [[] for _ in seeds]
     lasts = [[] for _ in seeds]
-    t, w_prev = 0, None
+    t, w_prev, prev_logits = 0, None, None
     start = time.time()
     while True:
         calls = L.ledger.counts["physical_calls"].numpy()
@@ -116,7 +118,17 @@ def run(cfg, seeds, max_calls: float, per_decade: int, lo: float = 3e3):
         if cfg["alpha_decay"] or cfg["kappa_decay"]:
             L.schedule = replace(base, proximal_alpha=base.proximal_alpha / schedule_factor(cfg["alpha_decay"], t),
                                  proximal_kappa=base.proximal_kappa / schedule_factor(cfg["kappa_decay"], t))
-        L.step()
+        beta = cfg.get("optimism") or 0.0
+        if beta:                      # evaluate the iteration at theta + beta (theta - theta_prev), keep its increment
+            base_logits = L.logits.clone()
+            if prev_logits is not None:
+                L.logits.copy_(base_logits + beta * (base_logits - prev_logits))
+            start_point = L.logits.clone()
+            L.step()
+            L.logits.copy_(base_logits + (L.logits - start_point))
+            prev_logits = base_logits
+        else:
+            L.step()
         t += 1
         calls = L.ledger.counts["physical_calls"].numpy()
         due = [r for r in range(len(seeds)) if nxt[r] < len(marks) and calls[r] >= marks[nxt[r]]]
