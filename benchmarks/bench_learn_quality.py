@@ -86,7 +86,7 @@ STUDY_JSON = Path(__file__).resolve().parents[1] / "results" / "05_solver_study.
 FALLBACK = {"eta": 8.0, "alpha": 1.0, "kappa": 0.01, "decision_law": "counterfactual", "decision_points": 128}
 #: The fast converging CP-GRPO of issue 33 (benchmarks/learner_ideas.md: chosen on development seeds 1001-1008).
 FAST = {"eta": 64.0, "alpha": 0.5, "kappa": 0.003, "decision_law": "counterfactual", "decision_points": 128,
-        "baseline": "history", "baseline_floor": 0.2, "alpha_decay": "inverse_sqrt", "alpha_horizon": 30.0,
+        "baseline": "history", "baseline_floor": 0.5, "alpha_decay": "inverse_sqrt", "alpha_horizon": 30.0,
         "average_power": 2}
 #: Names under which a study file may hold each hyperparameter (the first is ours).
 ALIASES = {"eta": ("eta", "learning_rate"), "alpha": ("alpha", "proximal_alpha"),

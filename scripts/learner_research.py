@@ -40,6 +40,7 @@ DEFAULTS = dict(arm="cp_grpo", N=128, E=4, eps=0.2, eta=128.0, alpha=0.5, kappa=
                 avg="uniform", avg_power=1.0, avg_delay=0, eta_decay=None, alpha_decay=None, kappa_decay=None,
                 engine="fused", learner=None, learner_options=None)
 THRESHOLDS = (0.2, 0.1184)
+KUHN_THRESHOLDS = (0.0211, 0.0109)      # chapter 06's Kuhn thresholds
 
 
 def schedule_factor(spec, t: int) -> float:
@@ -88,7 +89,7 @@ def make_learners(cfg, seeds):
         sys.path.insert(0, __file__.rsplit("/", 1)[0])
         from research_variants import VariantLearners
         return VariantLearners("leduc", runs, s, **cfg["variant"])
-    return Learners("leduc", runs, s, engine=cfg["engine"])
+    return Learners(cfg.get("game", "leduc"), runs, s, engine=cfg["engine"])
 
 
 def run(cfg, seeds, max_calls: float, per_decade: int, lo: float = 3e3):
@@ -135,13 +136,14 @@ def run(cfg, seeds, max_calls: float, per_decade: int, lo: float = 3e3):
         if due:
             avg, last = L.average_tables(), L.last_tables()
             for r in due:
-                curves[r].append((int(calls[r]), exploitability("leduc", avg[r])))
-                lasts[r].append((int(calls[r]), exploitability("leduc", last[r])))
+                curves[r].append((int(calls[r]), exploitability(cfg.get("game", "leduc"), avg[r])))
+                lasts[r].append((int(calls[r]), exploitability(cfg.get("game", "leduc"), last[r])))
                 while nxt[r] < len(marks) and calls[r] >= marks[nxt[r]]:
                     nxt[r] += 1
     wall = time.time() - start
     out = {"wall_s": wall, "iterations": t, "per_seed": {}}
-    for th in THRESHOLDS:
+    out["thresholds"] = ths = KUHN_THRESHOLDS if cfg.get("game") == "kuhn" else THRESHOLDS
+    for th in ths:
         c = [calls_to(curves[r], th) for r in range(len(seeds))]
         got = [x for x in c if x is not None]
         out[str(th)] = {"geomean": float(np.exp(np.mean(np.log(got)))) if got else None, "reached": len(got),
@@ -178,8 +180,9 @@ def main(argv=None):
     cfg = {**DEFAULTS, **json.loads(a.config)}
     seeds = [int(s) for s in a.seeds.split(",")]
     res = run(cfg, seeds, a.max_calls, a.per_decade)
-    line = (f"{a.name:40s} to0.2 {fmt(res['0.2']['geomean']):>10s} ({res['0.2']['reached']}/{len(seeds)})  "
-            f"to0.1184 {fmt(res['0.1184']['geomean']):>10s} ({res['0.1184']['reached']}/{len(seeds)})  "
+    t1, t2 = (str(t) for t in res["thresholds"])
+    line = (f"{a.name:40s} to{t1} {fmt(res[t1]['geomean']):>10s} ({res[t1]['reached']}/{len(seeds)})  "
+            f"to{t2} {fmt(res[t2]['geomean']):>10s} ({res[t2]['reached']}/{len(seeds)})  "
             f"avg@1e5 {res['avg_at_100000']:.3f} @2e5 {res['avg_at_200000']:.3f} @6e5 "
             f"{(res['avg_at_600000'] or float('nan')):.3f}  last@2e5 {res['last_at_200000']:.3f}  "
             f"wall {res['wall_s']:.1f}s")

@@ -58,15 +58,16 @@ def _train(engine, game, runs, schedule, iterations, restore_at=2):
 
 
 @pytest.mark.parametrize("game", ["leduc", "kuhn"])
-@pytest.mark.parametrize("options", [dict(baseline="history"), dict(alpha_decay="inverse_sqrt", alpha_horizon=2.0),
-                                     dict(average_power=1), FAST], ids=["baseline", "alpha_decay", "average", "all"])
+@pytest.mark.parametrize("options", [dict(baseline="history"), dict(baseline="policy", baseline_floor=0.5),
+                                     dict(alpha_decay="inverse_sqrt", alpha_horizon=2.0), dict(average_power=1), FAST],
+                         ids=["baseline", "policy_baseline", "alpha_decay", "average", "all"])
 def test_each_option_on_the_fused_kernels_is_bitwise_the_torch_path(game, options):
     runs = [RunSpec(arm, seed, None if seed == 13 else 6.0) for arm in ARMS for seed in (13, 17)]
     sched = Schedule(iterations=8, decision_points=12, epochs=2, learning_rate=4.0, group_size=3,
                      **{**dict(decision_law="counterfactual", proximal_alpha=0.5, proximal_kappa=0.1), **options})
     a, b = (_train(engine, game, runs, sched, 6) for engine in ("torch", "fused"))
     _assert_identical(a, b)
-    if sched.baseline == "history":
+    if sched.baseline != "none":
         assert a.baseline_counts.sum() > 0 and a.baseline_values.abs().max() > 0
 
 
@@ -130,7 +131,7 @@ def test_at_their_defaults_the_fused_kernels_give_the_bits_they_gave():
     assert a.baseline_values.shape == (2, 0)
 
 
-@pytest.mark.parametrize("bad", [dict(baseline="value"), dict(baseline_floor=0.0), dict(baseline_floor=1.5),
+@pytest.mark.parametrize("bad", [dict(baseline="value"), dict(baseline="History"), dict(baseline_floor=0.0), dict(baseline_floor=1.5),
                                  dict(alpha_decay="linear"), dict(alpha_horizon=0.0), dict(average_power=5),
                                  dict(average_power=1.0), dict(average_power=True)])
 def test_bad_options_are_refused(bad):
@@ -269,3 +270,14 @@ def _returns(game, sched, table):
     finally:
         Learners._corrected = original
     return raw, corrected
+
+
+def test_the_literal_learner_never_takes_the_later_options_and_the_converging_one_takes_the_bases():
+    from oscc_core.learning.study_design import CONVERGING, FAST_OPTIONS, LITERAL, learner_schedule
+    base = replace(Schedule(iterations=4), **FAST_OPTIONS)
+    literal = learner_schedule(LITERAL, base, 4.0)
+    assert all(getattr(literal, k) == v for k, v in LATER_DEFAULTS.items())
+    assert literal == learner_schedule(LITERAL, Schedule(iterations=4), 4.0)
+    converging = learner_schedule(CONVERGING, base, 64.0, 0.5, 0.003)
+    assert all(getattr(converging, k) == v for k, v in FAST_OPTIONS.items())
+    assert learner_schedule(CONVERGING, Schedule(iterations=4), 8.0, 1.0, 0.01).baseline == "none"

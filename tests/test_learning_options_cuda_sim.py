@@ -17,13 +17,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from simulator import simulated_results, thread_safe_shared_arrays  # noqa: E402
 
-#: case -> (game, budget, iterations, decision points, seeds)
+#: case -> (game, budget, iterations, decision points, seeds, baseline)
 CASES = {
-    "kuhn-options-budget": ("kuhn", 60, 6, 4, (3, 5)),
-    "leduc-options-budget": ("leduc", 30, 3, 3, (5,)),
+    "kuhn-options-budget": ("kuhn", 60, 6, 4, (3, 5), "history"),
+    "leduc-options-budget": ("leduc", 30, 3, 3, (5,), "history"),
+    "leduc-policy-baseline": ("leduc", 30, 3, 3, (7,), "policy"),
 }
-OPTIONS = dict(baseline="history", baseline_floor=0.3, alpha_decay="inverse_sqrt", alpha_horizon=2.0,
-               average_power=2)
+OPTIONS = dict(baseline_floor=0.3, alpha_decay="inverse_sqrt", alpha_horizon=2.0, average_power=2)
 COMPARED = ("logits", "values", "cumulative", "ledger", "spent", "magnet", "average", "coverage", "draws",
             "baseline_values", "baseline_counts")
 
@@ -32,7 +32,7 @@ def _compare(case: tuple) -> dict:
     import torch
     import test_learning_fused_cuda_sim as sim
     from oscc_core.learning import loop
-    game, budget, iterations, points, seeds = case
+    game, budget, iterations, points, seeds, baseline = case
 
     def run(engine):
         from dataclasses import replace
@@ -40,7 +40,7 @@ def _compare(case: tuple) -> dict:
         keep = study_design.learner_schedule
 
         def with_options(*args, **kwargs):
-            return replace(keep(*args, **kwargs), **OPTIONS)
+            return replace(keep(*args, **kwargs), baseline=baseline, **OPTIONS)
         study_design.learner_schedule = with_options
         captured = {}
         make = loop.Learners.__init__

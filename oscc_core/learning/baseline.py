@@ -24,7 +24,9 @@ an unbiased sample of Q(I, a) for any table B, and the closer B is to the
 values under pi_t, the smaller its variance (with exact values, R = Q(I, a)).
 The arm's lanes, their draws, the centring and the clipped surrogate are
 unchanged, and so is the coupling: the corrections are applied lane by lane,
-whichever streams the lanes share.
+whichever streams the lanes share.  The option ``baseline = "policy"``
+corrects only the decision steps (no chance step, no hidden card: d = 0
+there), leaving to the arm's coupling the draws it can share.
 
 B learns from the same rollouts, after the iteration's returns are frozen:
 every non-terminal history h_k on every lane's path moves toward its own
@@ -53,9 +55,12 @@ from oscc_core.engine.rollout import ChanceEvent
 from oscc_core.games import Game, TERMINAL
 from oscc_core.learning.tabular import sum_last
 
-NONE, HISTORY = "none", "history"
-#: The baselines a schedule can ask for, the default (no correction) first.
-BASELINES = (NONE, HISTORY)
+NONE, HISTORY, POLICY = "none", "history", "policy"
+#: The baselines a schedule can ask for, the default (no correction) first: "history" corrects every sampled step
+#: (the hidden card, the public card, every action), "policy" only the actions (the steps no coupling can share).
+BASELINES = (NONE, HISTORY, POLICY)
+#: The kernels' code of each baseline.
+MODE = {NONE: 0, HISTORY: 1, POLICY: 2}
 
 
 def check_baseline(name: str, value: str) -> str:
@@ -101,12 +106,15 @@ class Tables:
         return torch.where(self.terminal[cells], self.utility[cells], values[run, cells])
 
 
-def corrected(tables: Tables, values: torch.Tensor, run, c0, c1, public, node, utility, trace, behaviour, offset):
+def corrected(tables: Tables, values: torch.Tensor, run, c0, c1, public, node, utility, trace, behaviour, offset,
+              chance: bool = True):
     """The lanes' corrected values v (player 0's chips, [L]) and their path records.
 
     run [L] rows of `values` [R, M]; c0, c1, public, node [L] the lanes' start (after the root action); utility
     [L] int64 (`play`'s); trace: `play`'s events, in step order; behaviour [R * n_info, A] pi_t; offset [L] each
-    lane's row offset in it.  Records: (lane, step, cell, d) per step, lanes in event order (tensors).
+    lane's row offset in it; `chance` False: a chance step's correction is 0 (the "policy" baseline; its history
+    is still recorded, so the table still learns it).  Records: (lane, step, cell, d) per step, lanes in event
+    order (tensors).
     """
     game = tables.game
     cur, pub = node.clone(), public.clone()
@@ -140,6 +148,8 @@ def corrected(tables: Tables, values: torch.Tensor, run, c0, c1, public, node, u
             new = torch.where(legal, tables.child[here, ev.action], here)
         sampled = tables.value(values, r, cell(game, new, a0, a1, pub[lanes]))
         d = expected - sampled
+        if isinstance(ev, ChanceEvent) and not chance:
+            d = torch.zeros_like(d)
         corr[lanes] = corr[lanes] + d
         records.append((lanes, step[lanes].clone(), cell(game, here, a0, a1, before), d))
         step[lanes] += 1

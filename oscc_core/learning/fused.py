@@ -38,7 +38,7 @@ from oscc_core.games import CHANCE, Game
 from oscc_core.learning import fused_episodes as e
 from oscc_core.learning import fused_kernels as k
 from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE
-from oscc_core.learning.baseline import cell_tables
+from oscc_core.learning.baseline import MODE as BASELINE_MODE, cell_tables
 from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.proximal import DECISION_LAWS
 from oscc_core.learning.samples import continuation_event
@@ -156,9 +156,9 @@ def collect(kind, active, runs, group_size, budget, keys, law, info, tree, count
             scratch_f, terms, touched, rows_u, costs, episodes, baseline):
     """Lanes, play, returns and surrogate terms of every active run (`_collect_point`; ppo: `collect_episodes`).
 
-    baseline: (on, values [R, M], counts [R, M], terminal [M], cell utility
-    [M], record cells, targets [N, S, K] and lengths [N, S], floor): with it
-    on, each run's records (row n: its point n) move its baseline once all
+    baseline: (mode, values [R, M], counts [R, M], terminal [M], cell utility
+    [M], record cells, targets [N, S, K] and lengths [N, S], floor): with a
+    baseline (mode > 0, `baseline.MODE`), each run's records (row n: its point n) move its baseline once all
     its points are collected (`_baseline_updates`).
 
     Runs are taken kind by kind (enumerate, sample, then ppo), each in row
@@ -178,16 +178,16 @@ def collect(kind, active, runs, group_size, budget, keys, law, info, tree, count
                 costs[n] = k._point_cost(sample, group_size, legal, info_node[points[r, n]])
             kept = k._kept_points(r, costs, points.shape[1], budget, counts, spent)
             per_run = np.float64(max(kept, 1))
-            on, values, bl_counts, terminal, cell_utility, rec_cell, rec_target, rec_len, floor = baseline
+            mode, values, bl_counts, terminal, cell_utility, rec_cell, rec_target, rec_len, floor = baseline
             for n in range(kept):
                 row = r * n_info + points[r, n]
                 wrote = k._collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, scratch_i,
                                          scratch_u, scratch_f, row, counts, r, terms, n_terms,
-                                         (on, values, terminal, cell_utility, rec_cell, rec_target, rec_len, n))
+                                         (mode, values, terminal, cell_utility, rec_cell, rec_target, rec_len, n))
                 n_terms += wrote
                 if wrote > 0:
                     n_rows = k._touch(row, touched, rows_u, n_rows)
-            if on:
+            if mode > 0:
                 k._baseline_updates(values, bl_counts, r, rec_cell, rec_target, rec_len, 0, kept, floor)
     return collect_episodes(kind, active, budget, keys, law, info, tree, counts, spent, terms, touched, rows_u,
                             costs, episodes, n_terms, n_rows)
@@ -292,7 +292,7 @@ class FusedStep:
         self.t_weight, self.t_adv, self.t_pi0 = np.empty(cap), np.empty(cap), np.empty(cap)
         self.touched, self.rows_u = np.zeros(rows, bool), np.empty(rows, np.int64)
         # the history baseline's path records: a chance and a decision per step of a lane (`learning.baseline`)
-        on = s.baseline == "history"
+        on = s.baseline != "none"
         shape = (s.decision_points, width, 2 * steps) if on else (1, 1, 1)
         self.rec_cell, self.rec_target = np.zeros(shape, np.int64), np.zeros(shape)
         self.rec_len = np.zeros(shape[:2], np.int64)
@@ -372,7 +372,7 @@ class FusedStep:
             self.block, spent, self.scratch_i, self.scratch_u, self.scratch_f, self.terms, self.touched, self.rows_u,
             self.costs, (root_prefix, values, self.value_sums, draws, self.hand, float(s.gae_lambda),
                          float(s.value_rate)),
-            (s.baseline == "history", L.baseline_values.numpy(), L.baseline_counts.numpy(), self.cell_terminal,
+            (BASELINE_MODE[s.baseline], L.baseline_values.numpy(), L.baseline_counts.numpy(), self.cell_terminal,
              self.cell_utility, self.rec_cell, self.rec_target, self.rec_len, float(s.baseline_floor)))
         self._epochs(flat, n_terms, n_rows, negative_zero or not self._rates_finite, rates)
         if s.proximal:

@@ -46,7 +46,7 @@ from oscc_core.engine import fused_cuda as engine_cuda
 from oscc_core.engine.fused import _U
 from oscc_core.learning import fused_episodes as e
 from oscc_core.learning import fused_kernels as k
-from oscc_core.learning.baseline import cell_tables
+from oscc_core.learning.baseline import MODE as BASELINE_MODE, cell_tables
 from oscc_core.learning.fused import _KIND, _TAGS, game_data, kernel_tables, link_ledger, prefix_columns
 from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.proximal import DECISION_LAWS
@@ -307,7 +307,7 @@ def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t
             draws[row0 + i] = drawn
             _pull_state(flat, magnet, row0 + i, alpha[r], rates[r], drawn, n_points, kappa)  # noqa: F821
     if tid == 0:
-        if bl_on and not episode and lanes > 0:
+        if bl_on > 0 and not episode and lanes > 0:
             _baseline_updates(bl_values, bl_counts, r, rec_cell, rec_target, rec_len, base_t, lanes,  # noqa: F821
                               bl_floor)
         if active[r]:
@@ -391,7 +391,7 @@ class CudaStep:
         self.hand = (empty((t, d["steps"]), np.int64), empty((t, d["steps"]), np.int64), empty((t, d["steps"])))
         self.value_sums = (cuda.to_device(np.zeros(rows)), cuda.to_device(np.zeros(rows)))
         # the history baseline's path records, a record row per (run, decision point) (`learning.baseline`)
-        self.bl_on = s.baseline == "history"
+        self.bl_on = BASELINE_MODE[s.baseline]             # 0: none
         record = (t, max(a, s.group_size), 2 * d["steps"]) if self.bl_on else (1, 1, 1)
         self.rec_cell, self.rec_target = empty(record, np.int64), empty(record)
         self.rec_len = empty(record[:2], np.int64)

@@ -307,8 +307,8 @@ def _collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, sc
     game's tables; scratch_i, _u, _f: this item's lane scratch; baseline:
     (on, the runs' history-baseline values [R, M], the cells' terminal flags
     and utilities [M], path records: cells, targets [T, S, K] and lengths
-    [T, S], this point's record row T): with it on, each lane is played
-    alone and its return corrected (`learning.baseline`).  Returns the terms
+    [T, S], this point's record row T; mode: `baseline.MODE`): with one,
+    each lane is played alone and its return corrected (`learning.baseline`).  Returns the terms
     written.
     """
     updates, points, behaviour, cdf, last = runs[2], keys[6], law[3], law[4], law[5]
@@ -327,8 +327,8 @@ def _collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, sc
     sign = 1 - 2 * info_player[state]
     table = cdf[r * n_info:(r + 1) * n_info]
     table_last = last[r * n_info:(r + 1) * n_info]
-    if baseline[0]:
-        on, values, terminal, cell_utility, rec_cell, rec_target, rec_len, rec_row = baseline
+    if baseline[0] > 0:
+        mode, values, terminal, cell_utility, rec_cell, rec_target, rec_len, rec_row = baseline
         weights, behaviour_all = law[0], law[3]
         n_cards, actor, own = tree[1], info_player[state], info[2][state]
         for s in range(rec_len.shape[1]):
@@ -338,11 +338,14 @@ def _collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, sc
             out = _play_corrected(r, lane_node[a], lane_c0[a], lane_c1[a], lane_key[a], lane_card[a],
                                   info_public[state], steps, player, chance_child, child, legal, info_index, table,
                                   table_last, utility, behaviour_all, r * n_info, n_cards, values, terminal,
-                                  cell_utility, rec_cell, rec_target, rec_len, rec_row, a)
+                                  cell_utility, rec_cell, rec_target, rec_len, rec_row, a, mode == 1)
             _tally(counts, col, returns, a, sign, out[0], out[1], out[3], sample)
-            root = _root_correction(weights, row, r, lane_node[a], own, actor, lane_c0[a], lane_c1[a],
-                                    info_public[state], n_cards, values, terminal, cell_utility)
-            returns[a] = sign * (out[5] + root)
+            if mode == 1:                        # the hidden card too ("history"; "policy": actions only)
+                root = _root_correction(weights, row, r, lane_node[a], own, actor, lane_c0[a], lane_c1[a],
+                                        info_public[state], n_cards, values, terminal, cell_utility)
+                returns[a] = sign * (out[5] + root)
+            else:
+                returns[a] = sign * out[5]
     else:
         for first in range(0, n_lanes, 2):       # lanes in pairs; an odd last one pairs with itself
             a, b = slots[first], slots[min(first + 1, n_lanes - 1)]
@@ -390,11 +393,12 @@ def _bl_value(values, r, cell, terminal, cell_utility):
 @_jit(inline="always")
 def _play_corrected(r, node, c0, c1, key, card, public, steps, player, chance_child, child, legal, info_index, cdf,
                     last_action, utility, behaviour, row0, n_cards, values, terminal, cell_utility, rec_cell,
-                    rec_target, rec_len, rec_row, slot):
+                    rec_target, rec_len, rec_row, slot, chance_on):
     """One lane played as `_play_pair` plays it (`_step` by step, the same draws), with `baseline.corrected`'s
     corrections: returns (player 0's utility, policy draws, chance events, illegal, unfinished, corrected value v)
     and writes the lane's path records (cell, target T_k) at [rec_row, slot, k] and their number at
-    [rec_row, slot].  behaviour: pi_t of every table row (run r's from `row0`); cdf, last_action: run r's."""
+    [rec_row, slot].  behaviour: pi_t of every table row (run r's from `row0`); cdf, last_action: run r's;
+    chance_on False: a chance step's correction is 0 (its record is kept)."""
     pub, used, dealt, illegal = public, 0, 0, False
     corr = 0.0
     k = 0
@@ -411,6 +415,8 @@ def _play_corrected(r, node, c0, c1, key, card, public, steps, player, chance_ch
                                  if (q != c0 and q != c1) else 0.0)
             d = total / np.float64(n_cards - 2) - _bl_value(values, r, _bl_cell(nxt, c0, c1, card, n_cards),
                                                              terminal, cell_utility)
+            if not chance_on:
+                d = 0.0
             corr = corr + d
             rec_cell[rec_row, slot, k] = _bl_cell(node, c0, c1, pub, n_cards)
             rec_target[rec_row, slot, k] = d

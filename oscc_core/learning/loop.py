@@ -177,7 +177,7 @@ class Learners:
         self.magnet = torch.zeros(shape, dtype=torch.float64, device=self.device)     # logits of the pull's magnet
         self.draws = torch.zeros(shape[:2], dtype=torch.float64, device=self.device)  # this iteration's draws per state
         self._cumulative = np.zeros(shape)     # the average-policy sums (`cumulative`)
-        cells = bl.table_size(self.game) if schedule.baseline == bl.HISTORY else 0
+        cells = bl.table_size(self.game) if schedule.baseline != bl.NONE else 0
         # the history baseline's values (player 0's chips) and sample counts per cell (`learning.baseline`)
         self.baseline_values = torch.zeros((len(self.runs), cells), dtype=torch.float64, device=self.device)
         self.baseline_counts = torch.zeros((len(self.runs), cells), dtype=torch.float64, device=self.device)
@@ -356,7 +356,7 @@ class Learners:
             lanes = branch_lanes(ctx, *share)
         else:
             lanes = sampled_lanes(ctx, s.group_size)
-        trace = [] if s.baseline == bl.HISTORY else None
+        trace = [] if s.baseline != bl.NONE else None
         out = play(self.game, lanes.node, lanes.cards, lanes.public, lanes.policy_keys, lanes.chance_keys,
                    cdf, last, table_offset=lanes.offset, trace=trace)
         sign = 1 - 2 * ctx.points.player.unsqueeze(-1).expand_as(lanes.mask)[lanes.mask]
@@ -385,15 +385,16 @@ class Learners:
         their path's targets."""
         tables = bl.Tables(self.game, self.device)
         flat = behaviour.view(-1, behaviour.shape[-1])
+        every = self.schedule.baseline == bl.HISTORY
         v, records = bl.corrected(tables, self.baseline_values, run, lanes.cards[:, 0], lanes.cards[:, 1],
-                                  lanes.public, lanes.node, out.utility_p0, trace, flat, lanes.offset)
+                                  lanes.public, lanes.node, out.utility_p0, trace, flat, lanes.offset, chance=every)
         player = ctx.points.player.unsqueeze(-1).expand_as(lanes.mask)[lanes.mask]
         weights = ctx.points.hidden_weights.unsqueeze(2).expand(-1, -1, lanes.mask.shape[2], -1)[lanes.mask]
         own = torch.where(player == 0, lanes.cards[:, 0], lanes.cards[:, 1])
         root = bl.root_correction(tables, self.baseline_values, run, player, own, lanes.cards[:, 0],
                                   lanes.cards[:, 1], lanes.public, lanes.node, weights)
         bl.update(self.baseline_values, self.baseline_counts, run, records, v, len(v), self.schedule.baseline_floor)
-        return v + root
+        return v + root if every else v
 
     def _within_budget(self, rows, calls) -> torch.Tensor:
         """[R', N] the longest prefix of each run's groups whose calls stay within its remaining budget."""
