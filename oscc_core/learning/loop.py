@@ -11,14 +11,19 @@ A *run* is one (arm, seed); runs that share a schedule are stacked, so one
    group = t * N + k (ppo: N hands from the deal);
 3. build the arm's samples (`samples`) and roll every lane to the end with
    pi_t for both seats, in one `play` call for all runs;
-4. freeze returns (acting player's chips) and advantages;
+4. freeze returns (acting player's chips) and advantages; with a baseline
+   (`Schedule.baseline`), each branch's return is first corrected by the
+   run's history baseline, which then learns from the iteration's paths
+   (`learning.baseline`);
 5. take E full-batch gradient steps theta += eta * grad on the arm's
    clipped surrogate (plain SGD on the logits; `objectives`);
 6. with a proximal pull (`Schedule.proximal_alpha` > 0), pull each drawn
    state's logits toward the magnet and move the magnet
-   (`learning.proximal`);
+   (`learning.proximal`; with `alpha_decay`, alpha_t falls with the run's
+   own iteration count);
 7. accumulate the average policy with own-reach weights, as CFR does
-   (the policies pi_0, ..., pi_{T-1} that were played).
+   (the policies pi_0, ..., pi_{T-1} that were played), iteration t
+   weighted by (t + 1) ** `average_power` (power 0, the default: uniformly).
 
 A physical call is one lane rolled from its decision point to the end of the
 hand (one branch rollout); for ppo, one hand played from the deal to the end.
