@@ -40,8 +40,8 @@ in the same step of `rollout.play`).
 
 Arithmetic (DESIGN section 13): IEEE basic operations in this order, sums
 from 0.0 term by term (the posterior's from its first card), and the fused
-kernels (`fused_kernels._play_corrected`, `_root_correction`,
-`_baseline_update`) do the same operations in the same order, bit for bit.
+kernels (`fused_baseline._play_corrected`, `_root_correction`,
+`_baseline_updates`) do the same operations in the same order, bit for bit.
 """
 from __future__ import annotations
 
@@ -82,6 +82,18 @@ def cell_tables(game: Game) -> tuple[np.ndarray, np.ndarray]:
     utility = _game_arrays(game)["utility"].astype(np.float64).reshape(-1)
     terminal = np.repeat(game.tree.player == TERMINAL, table_size(game) // game.tree.num_nodes)
     return utility, terminal
+
+
+def kernel_buffers(game: Game, baseline: str, rows: int, width: int, steps: int, alloc=np.zeros) -> tuple:
+    """The fused kernels' inputs for a schedule's `baseline`: its code (`MODE`, 0: none), the path records made by
+    `alloc` (cells and targets [rows, width, 2 * steps]: a chance and a decision per step of a lane; their lengths
+    [rows, width]; one element each without a baseline) and the cells' utilities and terminal flags
+    (`cell_tables`)."""
+    mode = MODE[baseline]
+    shape = (rows, width, 2 * steps) if mode else (1, 1, 1)
+    utility, terminal = cell_tables(game) if mode else (np.zeros(1), np.zeros(1, bool))
+    return (mode, alloc(shape, np.int64), alloc(shape, np.float64), alloc(shape[:2], np.int64),
+            np.ascontiguousarray(utility), np.ascontiguousarray(terminal))
 
 
 def cell(game: Game, node, c0, c1, public):

@@ -35,10 +35,11 @@ from oscc_core.engine.fused import _U, _game_arrays, _jit as jit
 from oscc_core.exact.sequence_form import EMPTY_SEQUENCE, sequence_form
 from oscc_core.fixed_math import exp_rows
 from oscc_core.games import CHANCE, Game
+from oscc_core.learning import fused_baseline as b
 from oscc_core.learning import fused_episodes as e
 from oscc_core.learning import fused_kernels as k
 from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE
-from oscc_core.learning.baseline import MODE as BASELINE_MODE, cell_tables
+from oscc_core.learning.baseline import kernel_buffers
 from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.proximal import DECISION_LAWS
 from oscc_core.learning.samples import continuation_event
@@ -188,7 +189,7 @@ def collect(kind, active, runs, group_size, budget, keys, law, info, tree, count
                 if wrote > 0:
                     n_rows = k._touch(row, touched, rows_u, n_rows)
             if mode > 0:
-                k._baseline_updates(values, bl_counts, r, rec_cell, rec_target, rec_len, 0, kept, floor)
+                b._baseline_updates(values, bl_counts, r, rec_cell, rec_target, rec_len, 0, kept, floor)
     return collect_episodes(kind, active, budget, keys, law, info, tree, counts, spent, terms, touched, rows_u,
                             costs, episodes, n_terms, n_rows)
 
@@ -291,13 +292,9 @@ class FusedStep:
         self.t_row, self.t_action = np.empty(cap, np.int64), np.empty(cap, np.int64)
         self.t_weight, self.t_adv, self.t_pi0 = np.empty(cap), np.empty(cap), np.empty(cap)
         self.touched, self.rows_u = np.zeros(rows, bool), np.empty(rows, np.int64)
-        # the history baseline's path records: a chance and a decision per step of a lane (`learning.baseline`)
-        on = s.baseline != "none"
-        shape = (s.decision_points, width, 2 * steps) if on else (1, 1, 1)
-        self.rec_cell, self.rec_target = np.zeros(shape, np.int64), np.zeros(shape)
-        self.rec_len = np.zeros(shape[:2], np.int64)
-        utility, terminal = cell_tables(game) if on else (np.zeros(1), np.zeros(1, bool))
-        self.cell_utility, self.cell_terminal = np.ascontiguousarray(utility), np.ascontiguousarray(terminal)
+        # the history baseline's path records, a record row per decision point of a run (`learning.baseline`)
+        (self.bl_mode, self.rec_cell, self.rec_target, self.rec_len, self.cell_utility,
+         self.cell_terminal) = kernel_buffers(game, s.baseline, s.decision_points, width, steps)
         self._prefixes: dict[int, tuple] = {}
         self._rates_now, self._rates_at, self._rates_finite = np.empty(0), None, True
         self._viewed, self._view_arrays = None, None
@@ -372,7 +369,7 @@ class FusedStep:
             self.block, spent, self.scratch_i, self.scratch_u, self.scratch_f, self.terms, self.touched, self.rows_u,
             self.costs, (root_prefix, values, self.value_sums, draws, self.hand, float(s.gae_lambda),
                          float(s.value_rate)),
-            (BASELINE_MODE[s.baseline], L.baseline_values.numpy(), L.baseline_counts.numpy(), self.cell_terminal,
+            (self.bl_mode, L.baseline_values.numpy(), L.baseline_counts.numpy(), self.cell_terminal,
              self.cell_utility, self.rec_cell, self.rec_target, self.rec_len, float(s.baseline_floor)))
         self._epochs(flat, n_terms, n_rows, negative_zero or not self._rates_finite, rates)
         if s.proximal:

@@ -1,9 +1,9 @@
 """The learners' fused GPU path: `learning.fused`'s iteration as four CUDA kernels, with the same numbers.
 
 `fused_kernels` writes the iteration as per-item functions (one table row,
-one decision point, one run's law, epochs and pull); this module compiles
-that source with `numba.cuda.jit(device=True)` (the collector's
-`engine.fused_cuda.retarget`) and runs the items in parallel:
+one decision point, one run's law, epochs and pull; `fused_baseline` a
+history baseline's, `fused_episodes` ppo's hands); `fused_cuda_functions`
+compiles that source for the GPU, and this module runs the items in parallel:
 
 1. one thread per table row: pi_t = masked_softmax(logits) with the
    fixed-rounding exp, and its draw thresholds (every row, every
@@ -41,13 +41,13 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from oscc_core import fixed_math
 from oscc_core.engine import fused_cuda as engine_cuda
 from oscc_core.engine.fused import _U
 from oscc_core.learning import fused_episodes as e
 from oscc_core.learning import fused_kernels as k
-from oscc_core.learning.baseline import MODE as BASELINE_MODE, cell_tables
+from oscc_core.learning.baseline import kernel_buffers
 from oscc_core.learning.fused import _KIND, _TAGS, game_data, kernel_tables, link_ledger, prefix_columns
+from oscc_core.learning.fused_cuda_functions import device_functions
 from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.proximal import DECISION_LAWS
 
@@ -62,53 +62,11 @@ THREADS_PER_BLOCK = 128
 SIMULATOR_THREADS = 2
 #: Shared-memory capacities of a run's block: information states (its cumulative law) and decision points.
 MAX_STATES, MAX_POINTS = 1024, 512
-#: engine.fused's and fixed_math's functions the learning kernels call.
-_ENGINE_CALLEES = ("_absorb", "_bits", "_draw", "_play_pair", "_public_card", "_step")
-_MATH_CALLEES = ("exp_scalar", "exp_rows")
 
 
 def available() -> bool:
     """True when numba's CUDA target (or its simulator) imports and sees a device."""
     return engine_cuda.available()
-
-
-def _gpu_product():
-    """`fixed_math.product` for the GPU: libdevice's correctly rounded multiply, never contracted into an FMA.
-    (The simulator's libdevice is a stub, and its Python arithmetic rounds every operation: it keeps a * b.)"""
-    from numba import config
-    if config.ENABLE_CUDASIM:
-        return fixed_math.product.py_func
-    from numba.cuda import libdevice
-
-    def product(a, b):
-        return libdevice.dmul_rn(a, b)
-    return cuda.jit(device=True)(product)
-
-
-@lru_cache(maxsize=None)
-def _namespace() -> dict:
-    """`fused_kernels.SHARED_FUNCTIONS` as CUDA device functions, calling engine.fused's and fixed_math's
-    functions compiled the same way (name -> function, with the module's constants)."""
-    from numba import config
-    # The simulator would wrap every device-function call in a swap of the `cuda` module; the shared functions
-    # never name `cuda`, so it runs them as plain Python (the kernels themselves stay simulated).
-    device = (lambda function: function) if config.ENABLE_CUDASIM else cuda.jit(device=True)
-    product = _gpu_product()
-    engine = engine_cuda.retarget(device)
-    maths_module = types.ModuleType("fixed_math_cuda")
-    maths_module.__dict__.update(vars(fixed_math), product=product)
-    maths = engine_cuda.retarget(device, _MATH_CALLEES, maths_module)
-    module = types.ModuleType("fused_kernels_cuda")
-    module.__dict__.update(vars(k), product=product)
-    module.__dict__.update({name: engine[name] for name in _ENGINE_CALLEES})
-    module.__dict__.update({name: maths[name] for name in _MATH_CALLEES})
-    namespace = engine_cuda.retarget(device, k.SHARED_FUNCTIONS, module)
-    episodes = types.ModuleType("fused_episodes_cuda")
-    episodes.__dict__.update(vars(e), product=product, **{name: engine[name] for name in _ENGINE_CALLEES})
-    namespace.update({name: f for name, f in engine_cuda.retarget(device, e.SHARED_FUNCTIONS, episodes).items()
-                      if name in e.SHARED_FUNCTIONS})
-    namespace.update(cuda=cuda, MAX_STATES=MAX_STATES, MAX_POINTS=MAX_POINTS, UNUSED=e.UNUSED)
-    return namespace
 
 
 def _rows_body(flat, flat_bits, legal, n_info, shifted, expd, behaviour, cdf, last, negative_zero):
@@ -319,7 +277,7 @@ def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t
 @lru_cache(maxsize=None)
 def _kernels() -> dict:
     """The four compiled kernels (built on first use), by name."""
-    namespace = _namespace()
+    namespace = dict(device_functions(), cuda=cuda, MAX_STATES=MAX_STATES, MAX_POINTS=MAX_POINTS, UNUSED=e.UNUSED)
     bodies = {"rows": _rows_body, "law": _law_block, "points": _points_body, "update": _update_block}
     return {name: cuda.jit(types.FunctionType(body.__code__, namespace, f"learners_{name}"))
             for name, body in bodies.items()}
@@ -391,12 +349,9 @@ class CudaStep:
         self.hand = (empty((t, d["steps"]), np.int64), empty((t, d["steps"]), np.int64), empty((t, d["steps"])))
         self.value_sums = (cuda.to_device(np.zeros(rows)), cuda.to_device(np.zeros(rows)))
         # the history baseline's path records, a record row per (run, decision point) (`learning.baseline`)
-        self.bl_on = BASELINE_MODE[s.baseline]             # 0: none
-        record = (t, max(a, s.group_size), 2 * d["steps"]) if self.bl_on else (1, 1, 1)
-        self.rec_cell, self.rec_target = empty(record, np.int64), empty(record)
-        self.rec_len = empty(record[:2], np.int64)
-        utility, terminal = cell_tables(game) if self.bl_on else (np.zeros(1), np.zeros(1, bool))
-        self.cell_utility, self.cell_terminal = put(np.ascontiguousarray(utility)), put(np.ascontiguousarray(terminal))
+        self.bl_on, self.rec_cell, self.rec_target, self.rec_len, utility, terminal = kernel_buffers(
+            game, s.baseline, t, max(a, s.group_size), d["steps"], empty)
+        self.cell_utility, self.cell_terminal = put(utility), put(terminal)
         self.law = DECISION_LAWS.index(s.decision_law)
         self.negative_zero = torch.zeros(1, dtype=torch.int64, device=L.device)
         self.base = torch.zeros(r, dtype=torch.int64, device=L.device)

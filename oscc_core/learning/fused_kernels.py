@@ -9,7 +9,8 @@ sums left to right, gradient terms in term order as `index_add_`).  Every
 `exp` is `fixed_math`'s, so a float never depends on which engine ran.
 
 The work is written as per-item functions (`SHARED_FUNCTIONS`: one table
-row, one run's law, one decision point, one run's epoch or pull), plain
+row, one run's law, one decision point, one run's epoch or pull; a history
+baseline's play, correction and update are `fused_baseline`'s), plain
 Python that numba compiles here for the CPU, where the kernels of
 `learning.fused` loop over the items; `learning.fused_cuda` compiles the
 same source for the GPU, items in parallel, so the two engines cannot drift.  Like
@@ -22,9 +23,9 @@ import math
 
 import numpy as np
 
-from oscc_core.engine.fused import _SCALE, _U, _absorb, _bits, _draw, _jit, _play_pair, _public_card, _step
+from oscc_core.engine.fused import _SCALE, _U, _absorb, _bits, _draw, _jit, _play_pair, _public_card
 from oscc_core.fixed_math import product
-from oscc_core.games import CHANCE, TERMINAL
+from oscc_core.learning.fused_baseline import _play_corrected, _root_correction
 from oscc_core.learning.ledger import FIELDS
 
 ENUMERATE_KIND, SAMPLE_KIND, OTHER_KIND = 0, 1, 2
@@ -377,104 +378,6 @@ def _collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, sc
     return wrote
 
 
-# ----- the history baseline (`learning.baseline`): one lane's corrected play, the root's correction, the update --
-@_jit(inline="always")
-def _bl_cell(node, c0, c1, public, n_cards):
-    """`baseline.cell`: the flat cell of history (node, c0, c1, public card or -1)."""
-    return ((node * n_cards + c0) * n_cards + c1) * (n_cards + 1) + public + 1
-
-
-@_jit(inline="always")
-def _bl_value(values, r, cell, terminal, cell_utility):
-    """V of a cell: the exact utility at a terminal history, run r's baseline elsewhere (player 0's chips)."""
-    return cell_utility[cell] if terminal[cell] else values[r, cell]
-
-
-@_jit(inline="always")
-def _play_corrected(r, node, c0, c1, key, card, public, steps, player, chance_child, child, legal, info_index, cdf,
-                    last_action, utility, behaviour, row0, n_cards, values, terminal, cell_utility, rec_cell,
-                    rec_target, rec_len, rec_row, slot, chance_on):
-    """One lane played as `_play_pair` plays it (`_step` by step, the same draws), with `baseline.corrected`'s
-    corrections: returns (player 0's utility, policy draws, chance events, illegal, unfinished, corrected value v)
-    and writes the lane's path records (cell, target T_k) at [rec_row, slot, k] and their number at
-    [rec_row, slot].  behaviour: pi_t of every table row (run r's from `row0`); cdf, last_action: run r's;
-    chance_on False: a chance step's correction is 0 (its record is kept)."""
-    pub, used, dealt, illegal = public, 0, 0, False
-    corr = 0.0
-    k = 0
-    for _ in range(steps):
-        p = player[node]
-        if p == TERMINAL:
-            break
-        here = node
-        if p == CHANCE:                          # the public card: E over the cards left, minus the dealt one's
-            nxt = chance_child[node]
-            total = 0.0
-            for q in range(n_cards):
-                total = total + (_bl_value(values, r, _bl_cell(nxt, c0, c1, q, n_cards), terminal, cell_utility)
-                                 if (q != c0 and q != c1) else 0.0)
-            d = total / np.float64(n_cards - 2) - _bl_value(values, r, _bl_cell(nxt, c0, c1, card, n_cards),
-                                                             terminal, cell_utility)
-            if not chance_on:
-                d = 0.0
-            corr = corr + d
-            rec_cell[rec_row, slot, k] = _bl_cell(node, c0, c1, pub, n_cards)
-            rec_target[rec_row, slot, k] = d
-            k += 1
-            here = nxt
-        node, pub, used, dealt, illegal, info, action = _step(
-            node, c0, c1, pub, key, card, used, dealt, illegal, player, chance_child, child, legal, info_index, cdf,
-            last_action)
-        if info >= 0:                            # the decision: E under pi_t, minus the drawn action's
-            total = 0.0
-            for a in range(legal.shape[1]):
-                total = total + (product(behaviour[row0 + info, a],
-                                         _bl_value(values, r, _bl_cell(child[here, a], c0, c1, pub, n_cards),
-                                                   terminal, cell_utility)) if legal[here, a] else 0.0)
-            d = total - _bl_value(values, r, _bl_cell(node, c0, c1, pub, n_cards), terminal, cell_utility)
-            corr = corr + d
-            rec_cell[rec_row, slot, k] = _bl_cell(here, c0, c1, pub, n_cards)
-            rec_target[rec_row, slot, k] = d
-            k += 1
-    done = player[node] == TERMINAL
-    value = utility[node, c0, c1, pub + 1] if done else 0
-    v = np.float64(value) + corr
-    prefix = 0.0
-    for j in range(k):                           # targets T_j = v - (d_0 + ... + d_{j-1})
-        d = rec_target[rec_row, slot, j]
-        rec_target[rec_row, slot, j] = v - prefix
-        prefix = prefix + d
-    rec_len[rec_row, slot] = k
-    return value, used, dealt, illegal, not done, v
-
-
-@_jit(inline="always")
-def _root_correction(weights, row, r, node, own, actor, c0, c1, public, n_cards, values, terminal, cell_utility):
-    """`baseline.root_correction` of a lane starting at `node`: (sum_c w_c V(h_0(c))) / (sum_c w_c) - V(h_0), w the
-    hidden card's posterior weights (row `row` of `weights`)."""
-    total, mass = 0.0, 0.0
-    for c in range(n_cards):
-        o0, o1 = (own, c) if actor == 0 else (c, own)
-        term = product(weights[row, c], _bl_value(values, r, _bl_cell(node, o0, o1, public, n_cards), terminal,
-                                                  cell_utility))
-        total = term if c == 0 else total + term
-        mass = weights[row, c] if c == 0 else mass + weights[row, c]
-    return total / mass - _bl_value(values, r, _bl_cell(node, c0, c1, public, n_cards), terminal, cell_utility)
-
-
-@_jit(inline="always")
-def _baseline_updates(values, counts, r, rec_cell, rec_target, rec_len, t0, n_points, floor):
-    """`baseline.update` of run r: the records of its points t0 .. t0 + n_points - 1, slot by slot, each lane's in
-    path order: n <- n + 1, B <- B + max(1 / n, floor) (T - B)."""
-    for t in range(t0, t0 + n_points):
-        for s in range(rec_len.shape[1]):
-            for j in range(rec_len[t, s]):
-                cell = rec_cell[t, s, j]
-                counts[r, cell] += 1.0
-                w = max(1.0 / counts[r, cell], floor)
-                values[r, cell] += product(w, rec_target[t, s, j] - values[r, cell])
-
-
 @_jit(inline="always")
 def _touch(row, touched, rows_u, n_rows):
     """Append `row` to the touched rows `rows_u[:n_rows]` unless it is there; returns the new count."""
@@ -576,6 +479,5 @@ def _pull_run(r, flat, magnet, points, kept, n_info, alpha, rate, n, kappa, coun
 SHARED_FUNCTIONS = ("_shift_row", "shift_rows", "_softmax_row", "_softmax_rows", "_draw_thresholds",
                     "_sequence_reach", "_cell_weight", "_state_total", "_draw_point", "_run_law", "_num_legal",
                     "_point_cost", "_kept_points", "_hidden", "_group_advantages", "_tally", "_point_lanes",
-                    "_bl_cell", "_bl_value", "_play_corrected", "_root_correction", "_baseline_updates",
                     "_collect_point", "_touch", "_term_gradient", "_update_row", "_epoch_body", "_pull_state",
                     "_pull_run")
