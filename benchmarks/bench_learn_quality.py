@@ -1,87 +1,70 @@
-"""Learning quality: our converging CP-GRPO against OpenSpiel's sampled MCCFR solvers on Leduc, at equal cost.
+"""Learning quality: our converging CP-GRPO against OpenSpiel's sampled MCCFR solvers on Leduc, on common units.
 
-All three run in this one process (or its worker processes) on the same
-machine, each recorded at the same budgets, and each is scored by the exact
-exploitability (NashConv / 2, chips; the uniform policy is 2.3736) of its
-*average* policy:
+Four learners run in this one process (or its worker processes) on the same
+machine, on the same seeds, each recorded at the same budgets and scored by
+the exact exploitability (NashConv / 2, chips; the uniform policy is 2.3736)
+of its *average* policy:
 
-* ours: `oscc_core.learning.study.run_task` on arm cp_grpo with the converging
-  learner's options (counterfactual decision law, proximal pull toward a
-  moving magnet); a budget is a number of physical calls, and the record at
-  budget b is exactly what a run with budget b ends with.  Its exploitability
-  is our exact evaluator's; at the largest budget it is recomputed with
-  `pyspiel.exploitability` and the difference is printed;
+* ours, fast: the converging CP-GRPO with the options of issue 33 (history
+  baseline, alpha decay, weighted averaging: `FAST`, the configuration
+  `benchmarks/learner_ideas.md` recommends);
+* ours, study: the converging CP-GRPO as chapter 05's study tuned it (read
+  from `results/05_solver_study.json` under tuning.converging.cp_grpo; eta 8,
+  alpha 1, kappa 0.01 when the file holds none);
 * OS-MCCFR: pyspiel's C++ `OutcomeSamplingMCCFRSolver(game, epsilon=0.6,
-  seed)`; `pyspiel.exploitability(game, solver.average_policy())`;
+  seed)`, scored with `pyspiel.exploitability(game, solver.average_policy())`;
 * ES-MCCFR: pyspiel's C++ `ExternalSamplingMCCFRSolver(game, seed,
   MCCFRAverageType.SIMPLE)`, scored the same way.
 
-How the costs are compared.  Our physical call is one rollout from a
-decision point to the end of the hand (one branch): it reaches exactly one
-terminal history.  The common unit is therefore *terminal histories reached*:
+Our learners run on `loop.Learners` (fused kernels) without a budget and are
+recorded after the first iteration that reaches each budget (their realised
+calls, which pass it by less than one iteration's); their exploitability is
+our exact evaluator's, and at the largest budget pyspiel's is printed beside.
 
-* OS-MCCFR samples one terminal history per episode.  One `run_iteration()`
-  of the installed pyspiel is one episode per player (2 in Leduc); the
-  benchmark detects this at start-up (after two iterations from fresh
-  solvers, an average policy that is not uniform somewhere needs two
-  episodes per iteration: with one episode per iteration, the update player
-  alternates and every average-policy increment so far is taken while its
-  regrets are still zero) and prints it.  Its budget is in episodes.
-* ES-MCCFR walks every action of the traversing player and samples chance
-  and the opponent, so one iteration (one traversal per player) reaches many
-  terminal histories and touches many more nodes.  Its cost per iteration is
-  measured by running OpenSpiel's Python implementation
-  (`open_spiel.python.algorithms.external_sampling_mccfr`, the same
-  algorithm) instrumented with counters of the nodes it touches (every
-  history it recurses into: chance, decision and terminal), the decision
-  nodes and the terminal histories, for `--es-probe-iterations` iterations,
-  seeded through numpy's global generator (which that implementation uses).
-  The cost depends on the current policy (an opponent that folds early ends
-  a traversal early), so the exact expected cost of an iteration is also
-  computed under the uniform policy (iteration 1) and under the C++
-  solver's average policy at the largest budget (a stand-in for late
-  iterations, whose current policy pyspiel does not expose); the printed
-  drift bounds the error of converting budgets with the probe's mean.  ES
-  runs round(budget / terminals per iteration) iterations, and is printed in
-  both units: terminal histories (the one compared with physical calls) and
-  nodes touched.
+Common units.  *Terminal histories*: one of our physical calls is one branch
+rollout, from the node after the root action at a decision point to the end
+of the hand: it reaches exactly one terminal history.  An OS-MCCFR episode
+samples one terminal history (one `run_iteration()` of pyspiel is one
+episode per player: detected at start-up and printed).  An ES-MCCFR
+iteration (one traversal per player) walks every action of the traverser
+and samples chance and the other player, so it reaches many terminal
+histories; it is run for round(budget / terminal histories per iteration)
+iterations.  *Nodes touched*: every history a method visits (chance,
+decision and terminal).  ES's and OS's are counted by running OpenSpiel's
+Python implementations of the same algorithms with counters (`--probe`
+iterations, numpy seeded), ours by playing the first seed's fast run again
+on the torch path (bitwise the same run) with a counter of the chance events
+its rollouts reach: a call touches its branch's nodes (the node after the
+root action, every chance event and decision after it, the terminal) plus
+its share of the decision point, which the group's branches share.  *Wall
+time*: each learner's own time, its evaluations left out, on one core.
 
-Terminal histories are not equal work: our call starts mid-hand at a decision
-point, an OS episode plays a whole hand from the deal, and an ES terminal
-history shares its prefix with its siblings; decisions per terminal history
-are printed beside for each.  The question asked is the sample cost: how many
-terminal histories (returns observed) does each method need.
+Calls to a threshold (0.2 and 0.1184 chips by default): per seed, the first
+crossing of the recorded curve, interpolated linearly in log budget and log
+exploitability between the two budgets around it (`learning.study_design.
+calls_to`'s rule); over seeds, the geometric mean of the seeds that reach it,
+with how many do.  Nodes and seconds to a threshold are taken at the same
+crossing (seconds interpolated linearly in calls).
 
-Output: the hyperparameters used (from `results/05_solver_study.json`
-under tuning.converging.cp_grpo when that file holds them, else eta 8,
-counterfactual law, alpha 1, kappa 0.01, N 128), the cost probes, per budget
-the mean (and range) over seeds of each method's exploitability, the calls
-each needs to reach `--threshold` chips on its mean curve (the first
-crossing, interpolated linearly in log calls and log exploitability between
-the two budgets around it, as `learning.study_design.calls_to` does), and last:
+Caveat: our learner also walks the whole tree every iteration with the exact
+game model (chance probabilities, and the opponent's reach of every history)
+to draw its decision points from the counterfactual law, to sample the hidden
+card from its posterior, to weight its average policy by own reach and to
+take expectations in the baseline's corrections; OS- and ES-MCCFR use the
+model only to sample.  That model work is not in the units above (it is in
+the wall time).  Hyperparameters are not matched: ours were chosen on
+development seeds, OS-MCCFR runs at pyspiel's default exploration 0.6,
+ES-MCCFR has none.
 
-    calls to 0.2: ours X, OS-MCCFR Y, ratio Zx        (Z = Y / X)
-
-    .venv/bin/python benchmarks/bench_learn_quality.py [--quick] [--budgets 1e4,3e4,1e5,...]
-        [--seeds 101,102,103] [--workers 2] [--es-probe-iterations 5000] [--threshold 0.2]
+    .venv/bin/python benchmarks/bench_learn_quality.py [--quick] [--budgets 1e4,3e4,...] [--seeds 2001,2002]
+        [--workers 2] [--probe 2000] [--probe-budget 3e5] [--thresholds 0.2,0.1184]
         [--study-json results/05_solver_study.json] [--eta E] [--alpha A] [--kappa K]
-        [--decision-law L] [--decision-points N]
 
-The default run (budgets 1e4 to 1e7 at four per decade, three seeds, two
-worker processes) took 98 s on two free cores and 187 s when the shared
-machine was loaded (about 190 s and 370 s of single-core compute: OS-MCCFR
-is the longest); --quick (budgets 1e3, 1e4, 1e5, one seed, one process)
-takes about 3 s.  Results do not depend on --workers: every (method, seed)
-is its own seeded run.
-
-Caveat: a physical call counts rollouts only.  Our learner also walks the
-whole tree every iteration with the exact game model (chance probabilities
-and the opponent's reach) to draw its decision points from the
-counterfactual law, to sample the hidden card from its posterior and to
-weight its average policy by own reach; OS- and ES-MCCFR use the model only
-to sample.  Neither the uncounted model work nor the hyperparameters are
-matched: ours are the tuned (or prototype) values, OS-MCCFR runs at
-pyspiel's default exploration 0.6, ES-MCCFR has none.
+The default (budgets 1e4 to 1e7 at four per decade, two seeds, two workers) takes about three minutes of compute
+(OS-MCCFR's 1e7 episodes are most of it; about two minutes of wall time on two free cores, more when the machine is
+shared); --seeds and --budgets ask for more.  --quick (budgets 1e3 to 1e5, one seed, one process) takes a few
+seconds once numba's kernels are cached.  Results do not depend on --workers: every (method, seed) is its own
+seeded run.
 """
 from __future__ import annotations
 
@@ -98,17 +81,24 @@ import numpy as np
 
 GAME = "leduc"                    # our name
 OPENSPIEL_GAME = "leduc_poker"    # OpenSpiel's
-THRESHOLD = 0.2
+THRESHOLDS = (0.2, 0.1184)
 OS_EPSILON = 0.6                  # OS-MCCFR exploration (pyspiel's default)
 STUDY_JSON = Path(__file__).resolve().parents[1] / "results" / "05_solver_study.json"
-#: The converging CP-GRPO's hyperparameters when the study's tuning is not available.
+#: The study's converging CP-GRPO when its results file holds no tuning.
 FALLBACK = {"eta": 8.0, "alpha": 1.0, "kappa": 0.01, "decision_law": "counterfactual", "decision_points": 128}
+#: The fast converging CP-GRPO of issue 33 (benchmarks/learner_ideas.md: chosen on development seeds 1001-1008).
+FAST = {"eta": 64.0, "alpha": 0.5, "kappa": 0.003, "decision_law": "counterfactual", "decision_points": 128,
+        "baseline": "history", "baseline_floor": 0.5, "alpha_decay": "inverse_sqrt", "alpha_horizon": 30.0,
+        "average_power": 2}
 #: Names under which a study file may hold each hyperparameter (the first is ours).
 ALIASES = {"eta": ("eta", "learning_rate"), "alpha": ("alpha", "proximal_alpha"),
            "kappa": ("kappa", "proximal_kappa"), "decision_law": ("decision_law",),
            "decision_points": ("decision_points", "N")}
-DEFAULT_SEEDS = (101, 102, 103)
-QUICK_SEEDS = (101,)
+METHODS = ("fast", "study", "os", "es")
+LABELS = {"fast": "CP-GRPO fast", "study": "CP-GRPO study", "os": "OS-MCCFR", "es": "ES-MCCFR"}
+#: Seeds of every method: disjoint from the book's reporting seeds and its development seeds.
+DEFAULT_SEEDS = (2001, 2002)
+QUICK_SEEDS = (2001,)
 QUICK_BUDGETS = (1_000, 10_000, 100_000)
 
 
@@ -162,6 +152,23 @@ def parse_seeds(text: str) -> tuple[int, ...]:
     return tuple(seeds)
 
 
+def parse_thresholds(text: str) -> tuple[float, ...]:
+    """'0.2,0.1184' -> (0.2, 0.1184): positive exploitabilities (chips), largest first."""
+    out = set()
+    for part in (p.strip() for p in text.split(",")):
+        if part:
+            try:
+                value = float(part)
+            except ValueError:
+                raise ValueError(f"--thresholds must be numbers separated by commas, got {part!r}.") from None
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"--thresholds must be positive numbers of chips, got {part!r}.")
+            out.add(value)
+    if not out:
+        raise ValueError("--thresholds must name at least one threshold.")
+    return tuple(sorted(out, reverse=True))
+
+
 def tuned_hyperparameters(study: object) -> dict:
     """The converging CP-GRPO's hyperparameters held by a study's results (`study`, parsed JSON) under
     tuning.converging.cp_grpo (directly, or under a "choice" / "chosen" / "best" entry), as {name: value}
@@ -194,8 +201,9 @@ def tuned_hyperparameters(study: object) -> dict:
 
 
 def hyperparameters(path: Path, overrides: dict) -> tuple[dict, dict]:
-    """({name: value}, {name: where it came from}): the command line's `overrides` first, then the study file at
-    `path` (read defensively: missing, unreadable or incomplete is not an error), then `FALLBACK`."""
+    """({name: value}, {name: where it came from}) of the study's learner: the command line's `overrides` first,
+    then the study file at `path` (read defensively: missing, unreadable or incomplete is not an error), then
+    `FALLBACK`."""
     try:
         found = tuned_hyperparameters(json.loads(Path(path).read_text()))
         why = "default (no tuning.converging.cp_grpo entry)"
@@ -230,32 +238,27 @@ def calls_to(points, threshold: float) -> tuple[float | None, str]:
     return None, "never"
 
 
-def fmt_calls(x: float) -> str:
-    """Calls at 3 significant figures with thousands separators: 1234567.8 -> '1,230,000'."""
-    return f"{round_sig(x):,}"
+def at_calls(points, calls: float) -> float:
+    """A quantity [(calls, value), ...] at `calls`, linear between the points around it (the last point's value
+    scaled by calls beyond it)."""
+    pts = sorted(points)
+    if calls <= pts[0][0]:
+        return pts[0][1] * calls / pts[0][0]
+    for (c0, v0), (c1, v1) in itertools.pairwise(pts):
+        if calls <= c1:
+            return v0 + (v1 - v0) * (calls - c0) / (c1 - c0)
+    return pts[-1][1] * calls / pts[-1][0]
 
 
-def last_line(threshold: float, ours: tuple, theirs: tuple, ours_top: float, theirs_top: float) -> str:
-    """`calls to T: ours X, OS-MCCFR Y, ratio Zx` from two `calls_to` answers; a method that never reaches the
-    threshold is said to, with its largest budget, and the ratio becomes a bound (or n/a)."""
-    def part(answer, top):
-        value, status = answer
-        if status == "never":
-            return f"not reached within {fmt_calls(top)}"
-        return ("<= " if status == "at_start" else "") + fmt_calls(value)
+def geometric_summary(values) -> tuple[float | None, int]:
+    """(geometric mean of the values that are not None, how many there are)."""
+    got = [v for v in values if v is not None]
+    return (float(np.exp(np.mean(np.log(got)))) if got else None), len(got)
 
-    (x, sx), (y, sy) = ours, theirs
-    if sx != "never" and sy != "never":
-        bound = {("crossed", "crossed"): "", ("at_start", "crossed"): ">= ", ("crossed", "at_start"): "<= "}
-        ratio = "n/a (both at or below it at the smallest budget)" if (sx, sy) == ("at_start", "at_start") \
-            else f"{bound[(sx, sy)]}{y / x:.1f}x"
-    elif sx != "never":                          # OS never: its calls exceed its top budget
-        ratio = f"> {theirs_top / x:.1f}x"
-    elif sy != "never":                          # ours never
-        ratio = f"< {y / ours_top:.1f}x"
-    else:
-        ratio = "n/a (neither reaches it)"
-    return f"calls to {threshold:g}: ours {part(ours, ours_top)}, OS-MCCFR {part(theirs, theirs_top)}, ratio {ratio}"
+
+def fmt_calls(x: float | None) -> str:
+    """Calls at 3 significant figures with thousands separators: 1234567.8 -> '1,230,000'; None -> '-'."""
+    return "-" if x is None else f"{round_sig(x):,}"
 
 
 def es_expected_cost(game, policy) -> dict:
@@ -354,12 +357,35 @@ def counting_es_solver(game):
     return Counting(game)
 
 
-def es_probe(iterations: int, seed: int) -> dict:
-    """Per-iteration counts of OpenSpiel's Python ES-MCCFR over `iterations` iterations (numpy seeded with
-    `seed`): the means, and the terminal histories per iteration in the first and the last tenth."""
+def counting_os_solver(game):
+    """OpenSpiel's Python OutcomeSamplingSolver (exploration 0.6, as pyspiel's), counting the nodes, decision
+    nodes and terminal histories its episodes touch."""
+    from open_spiel.python.algorithms import outcome_sampling_mccfr as osm
+
+    class Counting(osm.OutcomeSamplingSolver):
+        def __init__(self, game):
+            super().__init__(game)
+            self._expl = OS_EPSILON
+            self.nodes = self.decisions = self.terminals = 0
+
+        def _episode(self, state, update_player, my_reach, opp_reach, sample_reach):
+            self.nodes += 1
+            if state.is_terminal():
+                self.terminals += 1
+            elif not state.is_chance_node():
+                self.decisions += 1
+            return super()._episode(state, update_player, my_reach, opp_reach, sample_reach)
+
+    return Counting(game)
+
+
+def probe(kind: str, iterations: int, seed: int) -> dict:
+    """Per-iteration counts of OpenSpiel's Python ES- or OS-MCCFR (`kind`) over `iterations` iterations (numpy
+    seeded with `seed`): means of terminal histories, decision nodes and nodes touched, the terminal histories
+    per iteration in the first and the last tenth, and the probe's seconds."""
     _, game = load_openspiel()
     np.random.seed(seed)
-    solver = counting_es_solver(game)
+    solver = (counting_es_solver if kind == "es" else counting_os_solver)(game)
     per = np.zeros((iterations, 3))
     t0 = time.perf_counter()
     for i in range(iterations):
@@ -367,25 +393,31 @@ def es_probe(iterations: int, seed: int) -> dict:
         solver.iteration()
         per[i] = (solver.terminals - before[0], solver.decisions - before[1], solver.nodes - before[2])
     tenth = max(1, iterations // 10)
-    return {"iterations": iterations, "seconds": time.perf_counter() - t0,
-            "terminals": float(per[:, 0].mean()), "decisions": float(per[:, 1].mean()),
-            "nodes": float(per[:, 2].mean()), "terminals_sd": float(per[:, 0].std()),
-            "terminals_first_tenth": float(per[:tenth, 0].mean()),
-            "terminals_last_tenth": float(per[-tenth:, 0].mean()),
-            "uniform": es_expected_cost(game, uniform_policy)}
+    out = {"iterations": iterations, "seconds": time.perf_counter() - t0,
+           "terminals": float(per[:, 0].mean()), "decisions": float(per[:, 1].mean()),
+           "nodes": float(per[:, 2].mean()), "terminals_sd": float(per[:, 0].std()),
+           "terminals_first_tenth": float(per[:tenth, 0].mean()),
+           "terminals_last_tenth": float(per[-tenth:, 0].mean()),
+           "nodes_first_tenth": float(per[:tenth, 2].mean()), "nodes_last_tenth": float(per[-tenth:, 2].mean())}
+    if kind == "es":
+        out["uniform"] = es_expected_cost(game, uniform_policy)
+    return out
 
 
 def run_os(seed: int, budgets, episodes_per_iteration: int) -> dict:
     """C++ OS-MCCFR with `seed`, recorded after round(budget / episodes per iteration) iterations."""
     pyspiel, game = load_openspiel()
     solver = pyspiel.OutcomeSamplingMCCFRSolver(game, OS_EPSILON, seed)
-    done, records = 0, []
+    done, records, seconds = 0, [], 0.0
     for budget in budgets:
         target = max(1, round(budget / episodes_per_iteration))
+        t0 = time.perf_counter()
         while done < target:
             solver.run_iteration()
             done += 1
+        seconds += time.perf_counter() - t0
         records.append({"budget": budget, "iterations": done, "calls": done * episodes_per_iteration,
+                        "seconds": seconds,
                         "exploitability": float(pyspiel.exploitability(game, solver.average_policy()))})
     return {"records": records}
 
@@ -395,14 +427,16 @@ def run_es(seed: int, budgets, per_iteration: dict) -> dict:
     exact expected cost of an iteration under its average policy at the largest budget beside."""
     pyspiel, game = load_openspiel()
     solver = pyspiel.ExternalSamplingMCCFRSolver(game, seed, pyspiel.MCCFRAverageType.SIMPLE)
-    done, records = 0, []
+    done, records, seconds = 0, [], 0.0
     for budget in budgets:
         target = max(1, round(budget / per_iteration["terminals"]))
+        t0 = time.perf_counter()
         while done < target:
             solver.run_iteration()
             done += 1
+        seconds += time.perf_counter() - t0
         records.append({"budget": budget, "iterations": done, "calls": done * per_iteration["terminals"],
-                        "nodes": done * per_iteration["nodes"],
+                        "nodes": done * per_iteration["nodes"], "seconds": seconds,
                         "exploitability": float(pyspiel.exploitability(game, solver.average_policy()))})
     average = solver.average_policy()
 
@@ -414,45 +448,71 @@ def run_es(seed: int, budgets, per_iteration: dict) -> dict:
 
 
 def ours_schedule(hyper: dict):
-    from oscc_core.learning.loop import Schedule
+    from oscc_core.learning.loop import LATER_DEFAULTS, Schedule
 
-    return Schedule(decision_points=int(hyper["decision_points"]), learning_rate=float(hyper["eta"]),
-                    decision_law=hyper["decision_law"], proximal_alpha=float(hyper["alpha"]),
-                    proximal_kappa=float(hyper["kappa"]))
+    options = {name: hyper[name] for name in LATER_DEFAULTS if name in hyper}
+    return Schedule(iterations=2 ** 62, decision_points=int(hyper["decision_points"]),
+                    learning_rate=float(hyper["eta"]), decision_law=hyper["decision_law"],
+                    proximal_alpha=float(hyper["alpha"]), proximal_kappa=float(hyper["kappa"]), **options)
 
 
-def run_ours(seed: int, budgets, hyper: dict) -> dict:
-    """Our converging CP-GRPO (`learning.study.run_task`), and pyspiel's exploitability of its average policy at
-    the largest budget beside ours."""
+def run_ours(seed: int, budgets, hyper: dict, engine: str = "auto", count_chance: bool = False) -> dict:
+    """Our converging CP-GRPO (`loop.Learners`, arm cp_grpo) recorded after the first iteration that reaches each
+    budget: realised calls, the ledger's counts, seconds of training and exact exploitability of the average
+    policy; pyspiel's exploitability of the last one beside.  With `count_chance` (torch engine), also the chance
+    events its rollouts reached so far at each record."""
+    import torch
+
+    from oscc_core.learning import loop
     from oscc_core.learning.checkpoints import openspiel_exploitability
-    from oscc_core.learning.study import Task, run_task
+    from oscc_core.learning.loop import Learners, RunSpec
+    from oscc_core.learning.study import exploitability
     from oscc_core.policy import table_to_policy
 
-    result = run_task(Task.make(GAME, "converging", "cp_grpo", seed, ours_schedule(hyper), budgets,
-                                keep_table=True))
-    records = [{"budget": int(b), "calls": r["physical_calls"], "iterations": r["iterations"],
-                "decisions": r["decisions"], "transitions": r["transitions"],
-                "exploitability": r["exploitability_average"]} for b, r in result["runs"][str(seed)].items()]
-    check = openspiel_exploitability(GAME, table_to_policy(GAME, np.asarray(result["tables"][str(seed)])))
-    return {"records": records, "pyspiel_top": check}
+    torch.set_num_threads(1)
+    chance = [0]
+    original = loop.play
+    if count_chance:
+        def counting(*args, **kwargs):
+            out = original(*args, **kwargs)
+            chance[0] += int(out.chance_draws.sum())
+            return out
+        loop.play = counting
+    try:
+        learners = Learners(GAME, [RunSpec("cp_grpo", seed)], ours_schedule(hyper), engine=engine)
+        records, seconds = [], 0.0
+        for budget in budgets:
+            t0 = time.perf_counter()
+            while int(learners.ledger.counts["physical_calls"][0]) < budget:
+                learners.step()
+            seconds += time.perf_counter() - t0
+            row = learners.ledger.row(0)
+            records.append({"budget": int(budget), "calls": row["physical_calls"], "iterations": row["iterations"],
+                            "decisions": row["decisions"], "transitions": row["transitions"], "groups": row["groups"],
+                            "chance": chance[0], "seconds": seconds,
+                            "exploitability": exploitability(GAME, learners.average_tables()[0])})
+    finally:
+        loop.play = original
+    check = openspiel_exploitability(GAME, table_to_policy(GAME, learners.average_tables()[0]))
+    return {"records": records, "pyspiel_top": check, "engine": learners.engine}
 
 
 def run_job(job: tuple) -> tuple:
     """(method, seed, budgets, extra) -> (method, seed, result, seconds): one worker task."""
     method, seed, budgets, extra = job
     t0 = time.perf_counter()
-    result = {"os": run_os, "es": run_es, "ours": run_ours}[method](seed, budgets, extra)
+    if method in ("fast", "study"):
+        result = run_ours(seed, budgets, extra)
+    elif method == "probe":
+        result = run_ours(seed, budgets, extra, engine="torch", count_chance=True)
+    else:
+        result = {"os": run_os, "es": run_es}[method](seed, budgets, extra)
     return method, seed, result, time.perf_counter() - t0
 
 
 # ----- the report ------------------------------------------------------------------------------------------
-def mean_curve(results: list[dict], budgets) -> list[tuple[float, float]]:
-    """[(mean calls, mean exploitability over seeds)] per budget."""
-    out = []
-    for i, _ in enumerate(budgets):
-        out.append((float(np.mean([r["records"][i]["calls"] for r in results])),
-                    float(np.mean([r["records"][i]["exploitability"] for r in results]))))
-    return out
+def curve(result: dict, key: str = "calls") -> list[tuple[float, float]]:
+    return [(r[key], r["exploitability"]) for r in result["records"]]
 
 
 def cell(results: list[dict], i: int) -> str:
@@ -462,12 +522,31 @@ def cell(results: list[dict], i: int) -> str:
     return f"{np.mean(values):8.4f} [{min(values):.3f}-{max(values):.3f}]"
 
 
-def per_seed_calls(results: list[dict], threshold: float) -> str:
-    parts = []
+def our_nodes_per_call(probe_result: dict) -> list[tuple[float, float]]:
+    """[(calls, nodes touched so far per call)] of the probe's records: a call's branch nodes (its transitions
+    and chance events: the node after the root action, every later decision and chance event, the terminal)
+    plus its group's decision point, shared by the group's calls."""
+    return [(r["calls"], (r["groups"] + r["transitions"] + r["chance"]) / r["calls"])
+            for r in probe_result["records"]]
+
+
+def crossings(method: str, results: list[dict], threshold: float, nodes_per_call) -> dict:
+    """Per seed, the terminal histories, nodes and seconds at which `results` first reach `threshold`; their
+    geometric means over the seeds that do, and how many do."""
+    calls, nodes, seconds = [], [], []
     for r in results:
-        value, status = calls_to([(x["calls"], x["exploitability"]) for x in r["records"]], threshold)
-        parts.append("never" if status == "never" else ("<=" if status == "at_start" else "") + fmt_calls(value))
-    return ", ".join(parts)
+        value, status = calls_to(curve(r), threshold)
+        if status == "never":
+            calls.append(None), nodes.append(None), seconds.append(None)
+            continue
+        calls.append(value)
+        seconds.append(at_calls([(x["calls"], x["seconds"]) for x in r["records"]], value))
+        nodes.append(value * nodes_per_call(value))
+    out = {}
+    for name, values in (("calls", calls), ("nodes", nodes), ("seconds", seconds)):
+        out[name], out["reached"] = geometric_summary(values)
+    out["per_seed"] = calls
+    return out
 
 
 def _argument(parse):
@@ -483,63 +562,58 @@ def _argument(parse):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds (budgets "
-                        f"{', '.join(map(str, QUICK_BUDGETS))}, one seed, a short ES probe)")
+                        f"{', '.join(map(str, QUICK_BUDGETS))}, one seed, short probes)")
     parser.add_argument("--budgets", type=_argument(parse_budgets), default=None,
-                        help="physical calls / episodes / terminal histories, comma-separated (default: 1e4 to 1e7, "
-                             "four per decade)")
-    parser.add_argument("--seeds", type=_argument(parse_seeds), default=None, help="seeds of every method (default 101,102,103)")
+                        help="terminal histories (our physical calls, OS episodes, ES terminal histories), "
+                             "comma-separated (default: 1e4 to 1e7, four per decade)")
+    parser.add_argument("--seeds", type=_argument(parse_seeds), default=None,
+                        help=f"seeds of every method (default {','.join(map(str, DEFAULT_SEEDS))})")
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default 2; --quick: 1)")
-    parser.add_argument("--es-probe-iterations", type=int, default=None,
-                        help="iterations of the instrumented Python ES-MCCFR (default 5000; --quick: 200)")
-    parser.add_argument("--threshold", type=float, default=THRESHOLD, help="exploitability target (chips)")
+    parser.add_argument("--probe", type=int, default=None,
+                        help="iterations of the instrumented Python ES- and OS-MCCFR (default 2000; --quick: 100)")
+    parser.add_argument("--probe-budget", type=float, default=None,
+                        help="calls of our torch-path run that counts nodes (default 3e5, capped at the largest "
+                             "budget)")
+    parser.add_argument("--thresholds", type=_argument(parse_thresholds), default=THRESHOLDS,
+                        help="exploitability targets (chips), comma-separated")
     parser.add_argument("--study-json", type=Path, default=STUDY_JSON,
                         help="the study's results, read for tuning.converging.cp_grpo")
-    parser.add_argument("--eta", type=float, default=None)
-    parser.add_argument("--alpha", type=float, default=None, help="proximal_alpha")
-    parser.add_argument("--kappa", type=float, default=None, help="proximal_kappa")
-    parser.add_argument("--decision-law", choices=("on_policy", "counterfactual", "uniform"), default=None)
-    parser.add_argument("--decision-points", type=int, default=None, help="N")
+    parser.add_argument("--eta", type=float, default=None, help="the study learner's eta")
+    parser.add_argument("--alpha", type=float, default=None, help="the study learner's proximal_alpha")
+    parser.add_argument("--kappa", type=float, default=None, help="the study learner's proximal_kappa")
     args = parser.parse_args()
     budgets = args.budgets or (QUICK_BUDGETS if args.quick else DEFAULT_BUDGETS)
     seeds = args.seeds or (QUICK_SEEDS if args.quick else DEFAULT_SEEDS)
     workers = max(1, args.workers if args.workers is not None else (1 if args.quick else 2))
-    probe_iterations = max(10, args.es_probe_iterations or (200 if args.quick else 5000))
-    hyper, sources = hyperparameters(args.study_json, {"eta": args.eta, "alpha": args.alpha, "kappa": args.kappa,
-                                                       "decision_law": args.decision_law,
-                                                       "decision_points": args.decision_points})
+    probe_iterations = max(10, args.probe or (100 if args.quick else 2000))
+    probe_top = min(budgets[-1], args.probe_budget or (budgets[-1] if args.quick else 3e5))
+    probe_budgets = tuple(b for b in budgets if b <= probe_top) or budgets[:1]
+    study, sources = hyperparameters(args.study_json, {"eta": args.eta, "alpha": args.alpha, "kappa": args.kappa})
     wall0 = time.perf_counter()
 
     import pyspiel
-    schedule = ours_schedule(hyper)
     print(f"Leduc ({OPENSPIEL_GAME}), exploitability = NashConv / 2 of the average policy (chips; uniform 2.3736); "
-          f"pyspiel {getattr(pyspiel, '__version__', '?')}")
+          f"pyspiel {getattr(pyspiel, '__version__', '?')}; seeds {', '.join(map(str, seeds))} for every method")
+    fast = ours_schedule(FAST)
+    print(f"CP-GRPO fast:  {', '.join(f'{k} = {v}' for k, v in FAST.items())}; E = {fast.epochs}, clip "
+          f"{fast.epsilon} (benchmarks/learner_ideas.md)")
     if len(set(sources.values())) == 1:
-        used = ", ".join(f"{name} = {hyper[name]}" for name in FALLBACK) + f" [{sources['eta']}]"
+        used = ", ".join(f"{name} = {study[name]}" for name in FALLBACK) + f" [{sources['eta']}]"
     else:
-        used = ", ".join(f"{name} = {hyper[name]} [{sources[name]}]" for name in FALLBACK)
-    print(f"ours: converging CP-GRPO, {used}")
-    print(f"      E = {schedule.epochs} epochs, clip {schedule.epsilon}; seeds {', '.join(map(str, seeds))} "
-          f"(the same seeds for every method)")
+        used = ", ".join(f"{name} = {study[name]} [{sources[name]}]" for name in FALLBACK)
+    print(f"CP-GRPO study: {used}")
     epi = os_episodes_per_iteration()
     print(f"OS-MCCFR: pyspiel C++ OutcomeSamplingMCCFRSolver(game, epsilon={OS_EPSILON}, seed); one run_iteration() "
-          f"= {epi} episode{'s' if epi > 1 else ''} (detected: {'one per player' if epi == 2 else 'alternating player'}"
-          f"); 1 episode = 1 sampled terminal history")
-    probe = es_probe(probe_iterations, seeds[0])
-    u = probe["uniform"]
-    print(f"ES-MCCFR: pyspiel C++ ExternalSamplingMCCFRSolver(game, seed, SIMPLE); cost per iteration measured on "
-          f"OpenSpiel's Python ES, {probe['iterations']} iterations ({probe['seconds']:.1f} s):")
-    print(f"      {probe['terminals']:.2f} terminal histories (sd {probe['terminals_sd']:.2f}; first tenth "
-          f"{probe['terminals_first_tenth']:.2f}, last tenth {probe['terminals_last_tenth']:.2f}), "
-          f"{probe['decisions']:.2f} decision nodes, {probe['nodes']:.2f} nodes touched (with chance and terminal)")
-    print(f"      exact expectation under the uniform policy: {u['terminals']:.2f} terminal histories, "
-          f"{u['decisions']:.2f} decision nodes, {u['nodes']:.2f} nodes")
-    print("cost axis: terminal histories reached = our physical calls (one branch rollout from a decision point) = "
-          "OS episodes = ES terminal histories (ES iterations = budget / terminal histories per iteration)")
+          f"= {epi} episode{'s' if epi > 1 else ''} (detected); one episode = one sampled terminal history")
+    print("ES-MCCFR: pyspiel C++ ExternalSamplingMCCFRSolver(game, seed, SIMPLE); iterations = budget / terminal "
+          "histories per iteration (probe below)")
 
-    jobs = [(m, seed, budgets, extra) for m, extra in (("os", epi), ("es", probe), ("ours", hyper))
-            for seed in seeds]                  # longest first: OS, ES, ours
-    results: dict = {"os": {}, "es": {}, "ours": {}}
-    seconds: dict = {"os": 0.0, "es": 0.0, "ours": 0.0}
+    probes = {kind: probe(kind, probe_iterations, seeds[0]) for kind in ("es", "os")}
+    jobs = [(m, seed, budgets, extra) for m, extra in (("os", epi), ("es", probes["es"]), ("fast", FAST),
+                                                       ("study", study)) for seed in seeds]
+    jobs.append(("probe", seeds[0], probe_budgets, FAST))     # longest first: OS, ES, ours, the probe
+    results: dict = {m: {} for m in METHODS + ("probe",)}
+    compute: dict = {m: 0.0 for m in METHODS + ("probe",)}
     if workers == 1:
         done = map(run_job, jobs)
     else:
@@ -547,51 +621,85 @@ def main() -> None:
         done = pool.map(run_job, jobs)
     for method, seed, result, sec in done:
         results[method][seed] = result
-        seconds[method] += sec
+        compute[method] += sec
     if workers > 1:
         pool.shutdown()
-    by = {m: [results[m][s] for s in seeds] for m in results}
+    by = {m: [results[m][s] for s in seeds] for m in METHODS}
+    probe_run = results["probe"][seeds[0]]
 
     print()
-    print(f"{'budget':>11s} | {'ours (mean [min-max])':>26s} | {'OS-MCCFR':>26s} | {'ES-MCCFR':>26s} | "
-          f"{'ES iterations':>13s} | {'ES nodes':>11s}")
-    for i, b in enumerate(budgets):
-        es_rec = by["es"][0]["records"][i]
-        print(f"{b:>11,d} | {cell(by['ours'], i):>26s} | {cell(by['os'], i):>26s} | {cell(by['es'], i):>26s} | "
-              f"{es_rec['iterations']:>13,d} | {round_sig(es_rec['nodes']):>11,d}")
-    top = [r["records"][-1] for r in by["ours"]]
-    diff = max(abs(r["records"][-1]["exploitability"] - r["pyspiel_top"]) for r in by["ours"])
+    print("Cost probes (OpenSpiel's Python solvers, instrumented; our first seed's fast run replayed on the torch path):")
+    for kind in ("es", "os"):
+        p = probes[kind]
+        unit = "iteration (one traversal per player)" if kind == "es" else "iteration (one episode per player)"
+        print(f"  {LABELS[kind]}: per {unit}, {p['terminals']:.2f} terminal histories, {p['decisions']:.2f} decision "
+              f"nodes, {p['nodes']:.2f} nodes touched ({p['iterations']} iterations; nodes per terminal history "
+              f"{p['nodes'] / p['terminals']:.2f}, first tenth {p['nodes_first_tenth'] / p['terminals_first_tenth']:.2f}"
+              f", last tenth {p['nodes_last_tenth'] / p['terminals_last_tenth']:.2f})")
+    u = probes["es"]["uniform"]
     late = {k: float(np.mean([r["late_cost"][k] for r in by["es"]])) for k in ("terminals", "decisions", "nodes")}
+    print(f"  ES exact expectation per iteration: uniform policy {u['terminals']:.2f} terminal histories, {u['nodes']:.2f}"
+          f" nodes; its average policy at {budgets[-1]:,}: {late['terminals']:.2f} terminal histories "
+          f"({100 * (late['terminals'] / probes['es']['terminals'] - 1):+.1f}% against the probe), {late['nodes']:.2f} "
+          "nodes")
+    fast_first = by["fast"][0]
+    same = all(a["exploitability"] == b["exploitability"] for a, b in zip(probe_run["records"], fast_first["records"]))
+    npc = our_nodes_per_call(probe_run)
+    last = probe_run["records"][-1]
+    print(f"  one of our physical calls = one branch rollout from the node after the root action to the end of the "
+          f"hand = ONE sampled terminal history; over {last['calls']:,} calls of the probe it touched "
+          f"{npc[-1][1]:.2f} nodes on average ({last['transitions'] / last['calls']:.2f} transitions: the root action "
+          f"and {last['decisions'] / last['calls']:.2f} later decisions; {last['chance'] / last['calls']:.2f} chance "
+          f"events; {last['groups'] / last['calls']:.2f} decision points, each shared by its group's "
+          f"{last['calls'] / last['groups']:.2f} branches); at {npc[0][0]:,} calls {npc[0][1]:.2f}")
+    print(f"  the torch-path replay {'equals' if same else 'DIFFERS FROM'} the fused run's exploitability at every "
+          f"budget it reached ({probe_run['engine']} against {fast_first['engine']})")
+
+    def our_nodes(calls):                       # nodes per call so far, as the probe measured it by then
+        return at_calls(npc, calls) if calls <= npc[-1][0] else npc[-1][1]
+
+    nodes_per = {"fast": our_nodes, "study": lambda c: npc[-1][1],
+                 "os": lambda c: probes["os"]["nodes"] / probes["os"]["terminals"],
+                 "es": lambda c: probes["es"]["nodes"] / probes["es"]["terminals"]}
+
     print()
-    print(f"ours at {budgets[-1]:,}: pyspiel.exploitability of the same average policies differs from ours by at most "
-          f"{diff:.1e}; realised calls {min(r['calls'] for r in top):,}-{max(r['calls'] for r in top):,}, "
-          f"{np.mean([r['iterations'] for r in top]):,.0f} iterations, "
-          f"{np.mean([r['decisions'] / r['calls'] for r in top]):.2f} decisions and "
-          f"{np.mean([r['transitions'] / r['calls'] for r in top]):.2f} transitions per call")
-    print(f"ES per terminal history: {probe['decisions'] / probe['terminals']:.2f} decision nodes, "
-          f"{probe['nodes'] / probe['terminals']:.2f} nodes touched; exact cost of an iteration under its average "
-          f"policy at {budgets[-1]:,}: {late['terminals']:.2f} terminal histories "
-          f"({100 * (late['terminals'] / probe['terminals'] - 1):+.1f}% against the probe), "
-          f"{late['nodes']:.2f} nodes")
-    print(f"compute (all seeds, one core each): ours {seconds['ours']:.1f} s, OS-MCCFR {seconds['os']:.1f} s, "
-          f"ES-MCCFR {seconds['es']:.1f} s; {workers} worker{'s' if workers > 1 else ''}; "
+    header = " | ".join(f"{LABELS[m] + ' (mean [min-max])':>26s}" for m in METHODS)
+    print(f"{'budget':>11s} | {header}")
+    for i, b in enumerate(budgets):
+        print(f"{b:>11,d} | " + " | ".join(f"{cell(by[m], i):>26s}" for m in METHODS))
+    print()
+    for m in ("fast", "study"):
+        top = [r["records"][-1] for r in by[m]]
+        diff = max(abs(r["records"][-1]["exploitability"] - r["pyspiel_top"]) for r in by[m])
+        print(f"{LABELS[m]} at {budgets[-1]:,}: pyspiel.exploitability of the same average policies differs from ours "
+              f"by at most {diff:.1e}; realised calls {min(r['calls'] for r in top):,}-{max(r['calls'] for r in top):,}"
+              f", {np.mean([r['iterations'] for r in top]):,.0f} iterations")
+    print(f"compute (all seeds, one core each, evaluations included): "
+          + ", ".join(f"{LABELS[m]} {compute[m]:.1f} s" for m in METHODS)
+          + f", node probe {compute['probe']:.1f} s; {workers} worker{'s' if workers > 1 else ''}; "
           f"wall {time.perf_counter() - wall0:.1f} s")
-    th = args.threshold
-    answers = {m: calls_to(mean_curve(by[m], budgets), th) for m in by}
-    tops = {m: mean_curve(by[m], budgets)[-1][0] for m in by}
-    print(f"per seed, calls to {th:g}: ours {per_seed_calls(by['ours'], th)}; OS-MCCFR {per_seed_calls(by['os'], th)}; "
-          f"ES-MCCFR {per_seed_calls(by['es'], th)}")
-    es_value, es_status = answers["es"]
-    if es_status == "never":
-        es_text = f"not reached within {fmt_calls(tops['es'])} terminal histories"
-    else:
-        nodes_per = probe["nodes"] / probe["terminals"]
-        es_text = (f"{'<= ' if es_status == 'at_start' else ''}{fmt_calls(es_value)} terminal histories "
-                   f"({fmt_calls(es_value / probe['terminals'])} iterations, {fmt_calls(es_value * nodes_per)} nodes "
-                   f"touched); ratio to ours {es_value / answers['ours'][0]:.2f}x" if answers["ours"][1] != "never"
-                   else f"{fmt_calls(es_value)} terminal histories")
-    print(f"ES-MCCFR calls to {th:g} (mean curve): {es_text}")
-    print(last_line(th, answers["ours"], answers["os"], tops["ours"], tops["os"]))
+    print()
+    print("To each threshold, per method: geometric mean over the seeds that reach it (first crossing, log-log "
+          f"between budgets; {len(budgets)} budgets from {budgets[0]:,} to {budgets[-1]:,}); nodes touched and "
+          "seconds (training only, one core) at the same crossing")
+    print(f"{'method':>14s} | {'threshold':>9s} | {'seeds':>5s} | {'terminal histories':>18s} | {'nodes touched':>14s} | "
+          f"{'seconds':>8s}")
+    table = {}
+    for th in args.thresholds:
+        for m in METHODS:
+            c = crossings(m, by[m], th, nodes_per[m])
+            table[(m, th)] = c
+            sec = "-" if c["seconds"] is None else f"{c['seconds']:.2f}"
+            print(f"{LABELS[m]:>14s} | {th:>9g} | {c['reached']:>2d}/{len(seeds):<2d} | {fmt_calls(c['calls']):>18s} | "
+                  f"{fmt_calls(c['nodes']):>14s} | {sec:>8s}")
+    for th in args.thresholds:
+        ours = table[("fast", th)]["calls"]
+        parts = []
+        for m in ("study", "es", "os"):
+            theirs = table[(m, th)]["calls"]
+            parts.append(f"{LABELS[m]} " + ("not reached" if theirs is None else
+                                            (f"{theirs / ours:.1f}x" if ours else "n/a")))
+        print(f"terminal histories to {th:g}, against CP-GRPO fast ({fmt_calls(ours)}): " + ", ".join(parts))
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 
 numba's on-disk cache is keyed by the file of the function it compiled.  A
 kernel that inlines functions of other modules (`learning.fused.collect`
-inlines `fused_kernels`' and `fused_episodes`' functions) is not recompiled
-when only those modules change, and would go on running the old code.  The
+inlines `fused_kernels`', `fused_baseline`'s and `fused_episodes`'
+functions) is not recompiled when only those modules change, and would go
+on running the old code.  The
 kernels' sources are therefore hashed into the cache directory's name: a
 change to any of them starts a fresh cache, and a checkout of an older
 commit finds its own.  The directory lies outside the package, so running
@@ -22,8 +23,8 @@ from pathlib import Path
 #: Every module that numba compiles, whose functions a compiled kernel inlines, or whose constants it freezes
 #: into the compiled code (the streams' mixing constants, the ledger's fields, node codes, failure codes).
 KERNEL_SOURCES = ("fixed_math.py", "engine/fused.py", "learning/fused.py", "learning/fused_kernels.py",
-                  "learning/fused_episodes.py", "engine/rng.py", "learning/ledger.py", "games/tree.py",
-                  "engine/failures.py")
+                  "learning/fused_baseline.py", "learning/fused_episodes.py", "engine/rng.py", "learning/ledger.py",
+                  "games/tree.py", "engine/failures.py")
 _ROOT = Path(__file__).resolve().parent
 #: Cache directories (kernel versions) kept: the most recently used.
 KEEP_VERSIONS = 8

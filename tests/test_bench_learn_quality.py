@@ -69,17 +69,31 @@ def test_calls_to():
     assert bq.calls_to([], 0.2) == (None, "never")
 
 
-def test_last_line():
-    line = bq.last_line(0.2, (817_000.0, "crossed"), (1_300_000.0, "crossed"), 1e7, 1e7)
-    assert line == "calls to 0.2: ours 817,000, OS-MCCFR 1,300,000, ratio 1.6x"
-    line = bq.last_line(0.2, (817_000.0, "crossed"), (None, "never"), 1e7, 1e7)
-    assert line == "calls to 0.2: ours 817,000, OS-MCCFR not reached within 10,000,000, ratio > 12.2x"
-    line = bq.last_line(0.2, (None, "never"), (2e6, "crossed"), 1e6, 1e7)
-    assert line == "calls to 0.2: ours not reached within 1,000,000, OS-MCCFR 2,000,000, ratio < 2.0x"
-    line = bq.last_line(0.2, (None, "never"), (None, "never"), 1e5, 1e5)
-    assert line.endswith("ratio n/a (neither reaches it)") and line.startswith("calls to 0.2: ours not reached")
-    assert bq.last_line(0.2, (1e4, "at_start"), (5e4, "crossed"), 1e6, 1e6).endswith("ours <= 10,000, OS-MCCFR "
-                                                                                       "50,000, ratio >= 5.0x")
+def test_thresholds_and_summaries():
+    assert bq.parse_thresholds("0.1184, 0.2,0.2") == (0.2, 0.1184)
+    for bad in ("", "0", "-1", "x", "nan"):
+        with pytest.raises(ValueError, match="--thresholds"):
+            bq.parse_thresholds(bad)
+    assert bq.geometric_summary([100.0, None, 10000.0]) == (pytest.approx(1000.0), 2)
+    assert bq.geometric_summary([None]) == (None, 0)
+    pts = [(100.0, 1.0), (300.0, 5.0)]
+    assert bq.at_calls(pts, 200.0) == pytest.approx(3.0)
+    assert bq.at_calls(pts, 50.0) == pytest.approx(0.5) and bq.at_calls(pts, 600.0) == pytest.approx(10.0)
+    assert bq.fmt_calls(None) == "-" and bq.fmt_calls(1234567.8) == "1,230,000"
+
+
+def test_crossings_take_nodes_and_seconds_at_the_same_crossing():
+    records = [{"calls": 1e4, "exploitability": 1.0, "seconds": 1.0}, {"calls": 1e6, "exploitability": 0.01,
+                                                                        "seconds": 101.0}]
+    out = bq.crossings("x", [{"records": records}, {"records": records[:1]}], 0.1, lambda calls: 3.0)
+    assert out["reached"] == 1 and out["calls"] == pytest.approx(1e5)
+    assert out["nodes"] == pytest.approx(3e5) and out["seconds"] == pytest.approx(1.0 + 100.0 * 9e4 / 99e4)
+    assert out["per_seed"][1] is None
+
+
+def test_our_nodes_per_call_count_branch_nodes_and_a_share_of_the_decision_point():
+    probe = {"records": [{"calls": 30, "groups": 10, "transitions": 50, "chance": 5}]}
+    assert bq.our_nodes_per_call(probe) == [(30, pytest.approx(65 / 30))]
 
 
 def test_es_expected_cost_on_kuhn_by_hand():
@@ -115,8 +129,28 @@ def test_counting_solver_matches_the_exact_expectation():
         assert math.isclose(mean[i], exact[key], rel_tol=0.05), (key, mean[i], exact[key])
 
 
-def test_our_run_records_each_budget_and_pyspiel_agrees_with_its_last_exploitability():
-    out = bq.run_ours(101, (2_000, 4_000), dict(bq.FALLBACK))
+@pytest.mark.parametrize("hyper", [bq.FALLBACK, bq.FAST], ids=["study", "fast"])
+def test_our_run_records_each_budget_and_pyspiel_agrees_with_its_last_exploitability(hyper):
+    out = bq.run_ours(2001, (2_000, 4_000), dict(hyper))
     assert [r["budget"] for r in out["records"]] == [2_000, 4_000]
-    assert all(r["budget"] - 3 <= r["calls"] <= r["budget"] for r in out["records"])   # a group: <= 3 branches
+    # recorded after the first iteration that reaches the budget: N groups of at most 3 branches each
+    assert all(r["budget"] <= r["calls"] < r["budget"] + 3 * hyper["decision_points"] for r in out["records"])
+    assert out["records"][0]["seconds"] <= out["records"][1]["seconds"]
     assert out["pyspiel_top"] == pytest.approx(out["records"][-1]["exploitability"], abs=1e-8)
+
+
+def test_the_node_probe_replays_the_fast_run_on_the_torch_path_and_counts_chance_events():
+    fused = bq.run_ours(2001, (1_500,), dict(bq.FAST))
+    torch_run = bq.run_ours(2001, (1_500,), dict(bq.FAST), engine="torch", count_chance=True)
+    assert torch_run["engine"] == "torch" and fused["engine"] == "fused"
+    assert torch_run["records"][0]["exploitability"] == fused["records"][0]["exploitability"]
+    record = torch_run["records"][0]
+    assert 0 < record["chance"] < record["calls"]          # a call reaches at most one public card
+    nodes = bq.our_nodes_per_call(torch_run)[0][1]
+    assert 2.0 < nodes < 5.0
+
+
+def test_the_counting_os_solver_plays_one_episode_per_player():
+    pyspiel = pytest.importorskip("pyspiel")
+    out = bq.probe("os", 20, 0)
+    assert out["terminals"] == 2.0 and out["nodes"] > out["decisions"] > 2.0

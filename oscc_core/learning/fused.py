@@ -35,9 +35,11 @@ from oscc_core.engine.fused import _U, _game_arrays, _jit as jit
 from oscc_core.exact.sequence_form import EMPTY_SEQUENCE, sequence_form
 from oscc_core.fixed_math import exp_rows
 from oscc_core.games import CHANCE, Game
+from oscc_core.learning import fused_baseline as b
 from oscc_core.learning import fused_episodes as e
 from oscc_core.learning import fused_kernels as k
 from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE
+from oscc_core.learning.baseline import kernel_buffers
 from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.proximal import DECISION_LAWS
 from oscc_core.learning.samples import continuation_event
@@ -138,22 +140,27 @@ def changed_rows(flat_bits, prev_bits, known, rows):
 
 @jit()
 def law_and_points(active, expd, rows, count, legal, n_info, behaviour, cdf, last, cumulative, sf, x,
-                   weights, per_state, root_prefix, tag_group, base, points, law):
+                   weights, per_state, root_prefix, tag_group, base, points, law, average_weights):
     """Per active run: pi_t (`behaviour`, its rows `rows[:count]` renewed from their exp `expd`), its draw
-    thresholds (`stacked_cdf`), then `_run_law`."""
+    thresholds (`stacked_cdf`), then `_run_law` (average_weights [R]: each run's weight of this iteration)."""
     k._softmax_rows(expd, legal, n_info, rows, count, behaviour)
     for j in range(count):
         k._draw_thresholds(behaviour, rows[j], cdf, last)
     for r in range(active.shape[0]):
         if active[r]:
             k._run_law(r, n_info, behaviour, cumulative, sf, x, weights, per_state, root_prefix, tag_group, base,
-                       points, law)
+                       points, law, average_weights[r])
 
 
 @jit()
 def collect(kind, active, runs, group_size, budget, keys, law, info, tree, counts, spent, scratch_i, scratch_u,
-            scratch_f, terms, touched, rows_u, costs, episodes):
+            scratch_f, terms, touched, rows_u, costs, episodes, baseline):
     """Lanes, play, returns and surrogate terms of every active run (`_collect_point`; ppo: `collect_episodes`).
+
+    baseline: (mode, values [R, M], counts [R, M], terminal [M], cell utility
+    [M], record cells, targets [N, S, K] and lengths [N, S], floor): with a
+    baseline (mode > 0, `baseline.MODE`), each run's records (row n: its point n) move its baseline once all
+    its points are collected (`_baseline_updates`).
 
     Runs are taken kind by kind (enumerate, sample, then ppo), each in row
     order, and a run's terms in (group, slot) order, as `Terms.cat` orders
@@ -172,13 +179,17 @@ def collect(kind, active, runs, group_size, budget, keys, law, info, tree, count
                 costs[n] = k._point_cost(sample, group_size, legal, info_node[points[r, n]])
             kept = k._kept_points(r, costs, points.shape[1], budget, counts, spent)
             per_run = np.float64(max(kept, 1))
+            mode, values, bl_counts, terminal, cell_utility, rec_cell, rec_target, rec_len, floor = baseline
             for n in range(kept):
                 row = r * n_info + points[r, n]
                 wrote = k._collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, scratch_i,
-                                         scratch_u, scratch_f, row, counts, r, terms, n_terms)
+                                         scratch_u, scratch_f, row, counts, r, terms, n_terms,
+                                         (mode, values, terminal, cell_utility, rec_cell, rec_target, rec_len, n))
                 n_terms += wrote
                 if wrote > 0:
                     n_rows = k._touch(row, touched, rows_u, n_rows)
+            if mode > 0:
+                b._baseline_updates(values, bl_counts, r, rec_cell, rec_target, rec_len, 0, kept, floor)
     return collect_episodes(kind, active, budget, keys, law, info, tree, counts, spent, terms, touched, rows_u,
                             costs, episodes, n_terms, n_rows)
 
@@ -236,6 +247,14 @@ def pull_and_magnet(flat, magnet, points, kept, active, n_info, alpha, rates, n,
             k._pull_run(r, flat, magnet, points, kept[r], n_info, alpha, rates[r], n, kappa, counts)
 
 
+@jit()
+def pull_and_magnet_runs(flat, magnet, points, kept, active, n_info, alphas, rates, n, kappa, counts):
+    """`pull_and_magnet` with each run's own pull strength (alphas [R], `Schedule.alphas`)."""
+    for r in range(active.shape[0]):
+        if active[r]:
+            k._pull_run(r, flat, magnet, points, kept[r], n_info, alphas[r], rates[r], n, kappa, counts)
+
+
 class FusedStep:
     """Buffers and static tables of one `Learners` object, and its fused `step`."""
 
@@ -273,6 +292,9 @@ class FusedStep:
         self.t_row, self.t_action = np.empty(cap, np.int64), np.empty(cap, np.int64)
         self.t_weight, self.t_adv, self.t_pi0 = np.empty(cap), np.empty(cap), np.empty(cap)
         self.touched, self.rows_u = np.zeros(rows, bool), np.empty(rows, np.int64)
+        # the history baseline's path records, a record row per decision point of a run (`learning.baseline`)
+        (self.bl_mode, self.rec_cell, self.rec_target, self.rec_len, self.cell_utility,
+         self.cell_terminal) = kernel_buffers(game, s.baseline, s.decision_points, width, steps)
         self._prefixes: dict[int, tuple] = {}
         self._rates_now, self._rates_at, self._rates_finite = np.empty(0), None, True
         self._viewed, self._view_arrays = None, None
@@ -334,9 +356,10 @@ class FusedStep:
         draws.fill(0)
         k.shift_rows(flat, d["info_legal"], n_info, self.changed, n_changed, self.shifted)
         self._exp(n_changed)
+        own = self.block[k.ITERATIONS]                   # each run's iterations so far
         law_and_points(active, self.expd, self.changed, n_changed, d["info_legal"], n_info, self.behaviour,
                          self.cdf, self.last, L.cumulative, self.sf, self.x, self.weights, self.per_state, root_prefix,
-                         _TAGS[0], base, self.points, self.law)
+                         _TAGS[0], base, self.points, self.law, s.average_weights(own))
         self.touched[:] = False
         budget = -1 if s.budget is None else int(s.budget)
         n_terms, n_rows = collect(
@@ -345,13 +368,14 @@ class FusedStep:
             (self.weights, self.hid_cum, self.hid_last, self.behaviour, self.cdf, self.last), self.info, self.tree,
             self.block, spent, self.scratch_i, self.scratch_u, self.scratch_f, self.terms, self.touched, self.rows_u,
             self.costs, (root_prefix, values, self.value_sums, draws, self.hand, float(s.gae_lambda),
-                         float(s.value_rate)))
+                         float(s.value_rate)),
+            (self.bl_mode, L.baseline_values.numpy(), L.baseline_counts.numpy(), self.cell_terminal,
+             self.cell_utility, self.rec_cell, self.rec_target, self.rec_len, float(s.baseline_floor)))
         self._epochs(flat, n_terms, n_rows, negative_zero or not self._rates_finite, rates)
         if s.proximal:
             kept = np.where(self.kind == k.OTHER_KIND, 0, self.block[k.GROUPS] - groups_before)
-            pull_and_magnet(flat, L.magnet.view(-1, a).numpy(), self.points, kept, active, n_info,
-                              float(s.proximal_alpha), rates, n, float(s.proximal_kappa),
-                              draws)
+            pull_and_magnet_runs(flat, L.magnet.view(-1, a).numpy(), self.points, kept, active, n_info,
+                                   s.alphas(own), rates, n, float(s.proximal_kappa), draws)
         self.block[k.ITERATIONS] += active
         if s.budget is not None:
             spent |= self.block[k.PHYSICAL] >= s.budget

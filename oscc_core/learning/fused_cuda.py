@@ -1,9 +1,9 @@
 """The learners' fused GPU path: `learning.fused`'s iteration as four CUDA kernels, with the same numbers.
 
 `fused_kernels` writes the iteration as per-item functions (one table row,
-one decision point, one run's law, epochs and pull); this module compiles
-that source with `numba.cuda.jit(device=True)` (the collector's
-`engine.fused_cuda.retarget`) and runs the items in parallel:
+one decision point, one run's law, epochs and pull; `fused_baseline` a
+history baseline's, `fused_episodes` ppo's hands); `fused_cuda_functions`
+compiles that source for the GPU, and this module runs the items in parallel:
 
 1. one thread per table row: pi_t = masked_softmax(logits) with the
    fixed-rounding exp, and its draw thresholds (every row, every
@@ -41,12 +41,13 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from oscc_core import fixed_math
 from oscc_core.engine import fused_cuda as engine_cuda
 from oscc_core.engine.fused import _U
 from oscc_core.learning import fused_episodes as e
 from oscc_core.learning import fused_kernels as k
+from oscc_core.learning.baseline import kernel_buffers
 from oscc_core.learning.fused import _KIND, _TAGS, game_data, kernel_tables, link_ledger, prefix_columns
+from oscc_core.learning.fused_cuda_functions import device_functions
 from oscc_core.learning.ledger import FIELDS
 from oscc_core.learning.proximal import DECISION_LAWS
 
@@ -61,53 +62,11 @@ THREADS_PER_BLOCK = 128
 SIMULATOR_THREADS = 2
 #: Shared-memory capacities of a run's block: information states (its cumulative law) and decision points.
 MAX_STATES, MAX_POINTS = 1024, 512
-#: engine.fused's and fixed_math's functions the learning kernels call.
-_ENGINE_CALLEES = ("_absorb", "_bits", "_draw", "_play_pair", "_public_card", "_step")
-_MATH_CALLEES = ("exp_scalar", "exp_rows")
 
 
 def available() -> bool:
     """True when numba's CUDA target (or its simulator) imports and sees a device."""
     return engine_cuda.available()
-
-
-def _gpu_product():
-    """`fixed_math.product` for the GPU: libdevice's correctly rounded multiply, never contracted into an FMA.
-    (The simulator's libdevice is a stub, and its Python arithmetic rounds every operation: it keeps a * b.)"""
-    from numba import config
-    if config.ENABLE_CUDASIM:
-        return fixed_math.product.py_func
-    from numba.cuda import libdevice
-
-    def product(a, b):
-        return libdevice.dmul_rn(a, b)
-    return cuda.jit(device=True)(product)
-
-
-@lru_cache(maxsize=None)
-def _namespace() -> dict:
-    """`fused_kernels.SHARED_FUNCTIONS` as CUDA device functions, calling engine.fused's and fixed_math's
-    functions compiled the same way (name -> function, with the module's constants)."""
-    from numba import config
-    # The simulator would wrap every device-function call in a swap of the `cuda` module; the shared functions
-    # never name `cuda`, so it runs them as plain Python (the kernels themselves stay simulated).
-    device = (lambda function: function) if config.ENABLE_CUDASIM else cuda.jit(device=True)
-    product = _gpu_product()
-    engine = engine_cuda.retarget(device)
-    maths_module = types.ModuleType("fixed_math_cuda")
-    maths_module.__dict__.update(vars(fixed_math), product=product)
-    maths = engine_cuda.retarget(device, _MATH_CALLEES, maths_module)
-    module = types.ModuleType("fused_kernels_cuda")
-    module.__dict__.update(vars(k), product=product)
-    module.__dict__.update({name: engine[name] for name in _ENGINE_CALLEES})
-    module.__dict__.update({name: maths[name] for name in _MATH_CALLEES})
-    namespace = engine_cuda.retarget(device, k.SHARED_FUNCTIONS, module)
-    episodes = types.ModuleType("fused_episodes_cuda")
-    episodes.__dict__.update(vars(e), product=product, **{name: engine[name] for name in _ENGINE_CALLEES})
-    namespace.update({name: f for name, f in engine_cuda.retarget(device, e.SHARED_FUNCTIONS, episodes).items()
-                      if name in e.SHARED_FUNCTIONS})
-    namespace.update(cuda=cuda, MAX_STATES=MAX_STATES, MAX_POINTS=MAX_POINTS, UNUSED=e.UNUSED)
-    return namespace
 
 
 def _rows_body(flat, flat_bits, legal, n_info, shifted, expd, behaviour, cdf, last, negative_zero):
@@ -125,8 +84,9 @@ def _rows_body(flat, flat_bits, legal, n_info, shifted, expd, behaviour, cdf, la
 
 def _law_block(running, spent, active, kind, behaviour, cumulative, plan, level_starts, parent_seq, cell_start,
                cell_hist, h_own, h_opp, chance, x, weights, root_prefix, tag_group, base, points, law, n_info,
-               group_size, budget, legal, info_node, counts, kept):
-    """Block r: run r's law, average-policy sums, decision points and kept prefix (`_run_law`, in parallel)."""
+               group_size, budget, legal, info_node, counts, kept, average_weights):
+    """Block r: run r's law, average-policy sums (times its `average_weights[r]`), decision points and kept prefix
+    (`_run_law`, in parallel)."""
     r, tid, width = cuda.blockIdx.x, cuda.threadIdx.x, cuda.blockDim.x
     on = running and not spent[r]
     cuda.syncthreads()                                   # every thread has read spent[r] before thread 0 sets it
@@ -148,7 +108,8 @@ def _law_block(running, spent, active, kind, behaviour, cumulative, plan, level_
             cell, cell_start, cell_hist, h_own, h_opp, chance, xr, law)
     for j in range(tid, n_info * n_actions, width):
         i, a = j // n_actions, j % n_actions
-        cumulative[r, i, a] += product(xr[parent_seq[i]], behaviour[first + i, a])  # noqa: F821
+        cumulative[r, i, a] += product(product(xr[parent_seq[i]], behaviour[first + i, a]),  # noqa: F821
+                                       average_weights[r])
     per_state = cuda.shared.array(MAX_STATES, np.float64)  # noqa: F821
     costs = cuda.shared.array(MAX_POINTS, np.int64)  # noqa: F821
     cuda.syncthreads()
@@ -176,9 +137,10 @@ def _points_body(active, kind, kept, share_hidden, share_chance, updates, group_
                  policy_p, tags, event, base, points, weights, hid_cum, hid_last, behaviour, cdf, last, info_node,
                  info_player, info_card, info_public, n_info, steps, num_cards, has_chance, player, chance_child,
                  child, legal, info_index, utility, scratch_i, scratch_u, scratch_f, counts, t_row, t_action,
-                 t_weight, t_adv, t_pi0, wrote, root_p, values, lam, ep_info, ep_action, ep_adv):
+                 t_weight, t_adv, t_pi0, wrote, root_p, values, lam, ep_info, ep_action, ep_adv, bl_on, bl_values,
+                 bl_terminal, bl_utility, rec_cell, rec_target, rec_len):
     """Thread t = r * N + n: run r's decision point n (a ppo run: its hand n, in hand row t), its counts in
-    ledger column t and terms in its slots."""
+    ledger column t, terms in its slots and (with the history baseline) path records in record row t."""
     t = cuda.grid(1)
     n_points = points.shape[1]
     if t < wrote.shape[0]:
@@ -202,16 +164,18 @@ def _points_body(active, kind, kept, share_hidden, share_chance, updates, group_
                 (info_node, info_player, info_card, info_public, n_info),
                 (steps, num_cards, has_chance, player, chance_child, child, legal, info_index, utility),
                 scratch_i[t], scratch_u[t], scratch_f[t], t, counts, t, (t_row, t_action, t_weight, t_adv, t_pi0),
-                t * width_max)
+                t * width_max, (bl_on, bl_values, bl_terminal, bl_utility, rec_cell, rec_target, rec_len, t))
 
 
 def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t_action, t_weight, t_adv, t_pi0,
                   touched, n_info, epochs, behaviour, probs, expd, shifted, grad, flat, legal, rates, upper, lower,
                   counts, negative_zero, rates_finite, proximal, magnet, alpha, kappa, draws, budget, spent, kind,
-                  values, value_sums, value_rate, ep_info, ep_action, ep_adv, row_cap):
+                  values, value_sums, value_rate, ep_info, ep_action, ep_adv, row_cap, bl_on, bl_values, bl_counts,
+                  rec_cell, rec_target, rec_len, bl_floor):
     """Block r: run r's ledger counts, a ppo run's terms and value targets, E epochs (one thread per touched row,
-    its terms in term order), the value table's move, pull and magnet, iteration and budget counts
-    (`_episode_run`, `_epoch_body`, `_update_values` and `_pull_run`, in parallel)."""
+    its terms in term order), the value table's move, pull and magnet (alpha [R]: each run's), the history
+    baseline's update (one thread, its records in order), iteration and budget counts (`_episode_run`,
+    `_epoch_body`, `_update_values`, `_pull_run` and `_baseline_updates`, in parallel)."""
     r, tid, width = cuda.blockIdx.x, cuda.threadIdx.x, cuda.blockDim.x
     n_points = points.shape[1]
     row0, base_t = r * n_info, r * n_points
@@ -299,8 +263,11 @@ def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t
             for n in range(lanes):
                 drawn += 1.0 if point_row[n] == row0 + i else 0.0
             draws[row0 + i] = drawn
-            _pull_state(flat, magnet, row0 + i, alpha, rates[r], drawn, n_points, kappa)  # noqa: F821
+            _pull_state(flat, magnet, row0 + i, alpha[r], rates[r], drawn, n_points, kappa)  # noqa: F821
     if tid == 0:
+        if bl_on > 0 and not episode and lanes > 0:
+            _baseline_updates(bl_values, bl_counts, r, rec_cell, rec_target, rec_len, base_t, lanes,  # noqa: F821
+                              bl_floor)
         if active[r]:
             counts[ITERATIONS, r] += 1  # noqa: F821
         if budget >= 0 and counts[PHYSICAL, r] >= budget:  # noqa: F821
@@ -310,7 +277,7 @@ def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t
 @lru_cache(maxsize=None)
 def _kernels() -> dict:
     """The four compiled kernels (built on first use), by name."""
-    namespace = _namespace()
+    namespace = dict(device_functions(), cuda=cuda, MAX_STATES=MAX_STATES, MAX_POINTS=MAX_POINTS, UNUSED=e.UNUSED)
     bodies = {"rows": _rows_body, "law": _law_block, "points": _points_body, "update": _update_block}
     return {name: cuda.jit(types.FunctionType(body.__code__, namespace, f"learners_{name}"))
             for name, body in bodies.items()}
@@ -381,6 +348,10 @@ class CudaStep:
         self.rows_shifted = empty((r * self.row_cap, a))
         self.hand = (empty((t, d["steps"]), np.int64), empty((t, d["steps"]), np.int64), empty((t, d["steps"])))
         self.value_sums = (cuda.to_device(np.zeros(rows)), cuda.to_device(np.zeros(rows)))
+        # the history baseline's path records, a record row per (run, decision point) (`learning.baseline`)
+        self.bl_on, self.rec_cell, self.rec_target, self.rec_len, utility, terminal = kernel_buffers(
+            game, s.baseline, t, max(a, s.group_size), d["steps"], empty)
+        self.cell_utility, self.cell_terminal = put(utility), put(terminal)
         self.law = DECISION_LAWS.index(s.decision_law)
         self.negative_zero = torch.zeros(1, dtype=torch.int64, device=L.device)
         self.base = torch.zeros(r, dtype=torch.int64, device=L.device)
@@ -436,6 +407,21 @@ class CudaStep:
             self._rates_finite = bool(np.isfinite(rates).all())
         return self._rates
 
+    def _per_run_schedule(self):
+        """Each run's average-policy weight and pull strength this iteration, on the device.  They depend on the
+        run's own iteration count only with `average_power` or `alpha_decay` (the host then reads the ledger: a wait
+        for the GPU); otherwise they are constants, uploaded once."""
+        s = self.learners.schedule
+        if s.average_power or s.alpha_decay != "constant":
+            own = self.learners.own_iterations()
+            return cuda.to_device(s.average_weights(own)), cuda.to_device(s.alphas(own))
+        key = (len(self.learners.runs), float(s.proximal_alpha))
+        if getattr(self, "_constant_key", None) != key:
+            zero = np.zeros(len(self.learners.runs), dtype=np.int64)
+            self._constant = (cuda.to_device(s.average_weights(zero)), cuda.to_device(s.alphas(zero)))
+            self._constant_key = key
+        return self._constant
+
     def _sync_state(self, group_base: torch.Tensor | None) -> None:
         """The learners' tensors as the kernels take them: ledger block, average-policy sums handed back, contiguous
         logits, this iteration's group ids."""
@@ -467,6 +453,9 @@ class CudaStep:
             ("negative_zero", self.negative_zero)))
         root_p, hidden_p, chance_p, policy_p = self._prefix_table(split)
         rates, budget = self._rates_now(), -1 if s.budget is None else int(s.budget)
+        average_weights, alphas = self._per_run_schedule()
+        bl_values, bl_counts = (self._array(name, t) for name, t in (("bl_values", L.baseline_values),
+                                                                      ("bl_counts", L.baseline_counts)))
         law, stream = (self.behaviour, self.cdf, self.last), self._stream()
         _per_item("rows", r * n_info, stream, flat, bits, self.info_legal, n_info, self.shifted, self.expd, *law,
                   negative_zero)
@@ -474,16 +463,18 @@ class CudaStep:
         _launch("law", r, _threads(), stream, L.iteration < s.iterations, spent, self.active, self.kind,
                 self.behaviour, cumulative, plan, self.level_starts, parent_seq, cell_start, cell_hist, h_own, h_opp,
                 chance, self.x, self.weights, root_p, _U(_TAGS[0]), base, self.points, self.law, n_info,
-                s.group_size, budget, self.tree[6], self.info[0], block, self.kept)
+                s.group_size, budget, self.tree[6], self.info[0], block, self.kept, average_weights)
         _per_item("points", r * s.decision_points, stream, self.active, self.kind, self.kept, *self.runs, s.group_size,
                   self.width, hidden_p, chance_p, policy_p, self.tags, self.event, base, self.points, self.weights,
                   self.hid_cum, self.hid_last, *law, *self.info, *self.tree, self.scratch_i, self.scratch_u,
                   self.scratch_f, self.point_counts, *self.terms, self.wrote, root_p, values, float(s.gae_lambda),
-                  *self.hand)
+                  *self.hand, self.bl_on, bl_values, self.cell_terminal, self.cell_utility, self.rec_cell,
+                  self.rec_target, self.rec_len)
         _launch("update", r, _threads(), stream, self.active, self.kept, self.points, self.point_counts, self.wrote,
                 self.width, *self.terms, self.touched, n_info, s.epochs, self.behaviour, self.probs, self.rows_expd,
                 self.rows_shifted, self.grad, flat, self.info_legal, rates, 1 + s.epsilon, 1 - s.epsilon, block,
-                negative_zero, self._rates_finite, bool(s.proximal), magnet, float(s.proximal_alpha),
+                negative_zero, self._rates_finite, bool(s.proximal), magnet, alphas,
                 float(s.proximal_kappa), draws, budget, spent, self.kind, values, self.value_sums,
-                float(s.value_rate), *self.hand, self.row_cap)
+                float(s.value_rate), *self.hand, self.row_cap, self.bl_on, bl_values, bl_counts, self.rec_cell,
+                self.rec_target, self.rec_len, float(s.baseline_floor))
         L.iteration += 1

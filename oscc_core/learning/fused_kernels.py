@@ -9,7 +9,8 @@ sums left to right, gradient terms in term order as `index_add_`).  Every
 `exp` is `fixed_math`'s, so a float never depends on which engine ran.
 
 The work is written as per-item functions (`SHARED_FUNCTIONS`: one table
-row, one run's law, one decision point, one run's epoch or pull), plain
+row, one run's law, one decision point, one run's epoch or pull; a history
+baseline's play, correction and update are `fused_baseline`'s), plain
 Python that numba compiles here for the CPU, where the kernels of
 `learning.fused` loop over the items; `learning.fused_cuda` compiles the
 same source for the GPU, items in parallel, so the two engines cannot drift.  Like
@@ -24,6 +25,7 @@ import numpy as np
 
 from oscc_core.engine.fused import _SCALE, _U, _absorb, _bits, _draw, _jit, _play_pair, _public_card
 from oscc_core.fixed_math import product
+from oscc_core.learning.fused_baseline import _play_corrected, _root_correction
 from oscc_core.learning.ledger import FIELDS
 
 ENUMERATE_KIND, SAMPLE_KIND, OTHER_KIND = 0, 1, 2
@@ -134,9 +136,10 @@ def _draw_point(r, n, per_state, n_info, root_prefix, tag_group, base):
 
 @_jit(inline="always")
 def _run_law(r, n_info, behaviour, cumulative, sf, x, weights, per_state, root_prefix, tag_group, base, points,
-             law):
+             law, average_weight):
     """Run r's decision law (`decision_law`: weights [R * n_info, C]; `law` one of the `*_LAW` codes), its
-    average-policy sums and its N decision points (x, per_state: this run's scratch).
+    average-policy sums (each increment times the run's `average_weight`, 1.0 unless `Schedule.average_power`)
+    and its N decision points (x, per_state: this run's scratch).
 
     sf: (plan [P, 4]: (sequence, parent sequence, information state, action)
     in `realisation_plans`' level order, parent_seq, cell_start and
@@ -154,7 +157,7 @@ def _run_law(r, n_info, behaviour, cumulative, sf, x, weights, per_state, root_p
                                                             law)
     for i in range(n_info):
         for a in range(n_actions):
-            cumulative[r, i, a] += product(x[parent_seq[i]], behaviour[first + i, a])
+            cumulative[r, i, a] += product(product(x[parent_seq[i]], behaviour[first + i, a]), average_weight)
     for i in range(n_info):                             # a left-to-right cumulative sum
         total = _state_total(weights, first + i, law)
         per_state[i] = total if i == 0 else per_state[i - 1] + total
@@ -293,7 +296,7 @@ def _point_lanes(r, n, sample, width, runs, keys, law, info, tree, scratch, hid_
 
 @_jit(inline="always")
 def _collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, scratch_i, scratch_u, scratch_f,
-                   hid_slot, counts, col, terms, start):
+                   hid_slot, counts, col, terms, start, baseline):
     """Run r's decision point n (`Learners._collect`): its lanes played to the end, their counts added to ledger
     column `col`, and (when the run updates) its surrogate terms written from `terms[*][start]` in slot order.
 
@@ -302,8 +305,12 @@ def _collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, sc
     group base [R], decision points [R, N]); law: (weights, hidden-draw
     scratch cum and last, pi_t, its cdf and last action); info: (node, player,
     card, public card) of each information state and n_info; tree: the
-    game's tables; scratch_i, _u, _f: this item's lane scratch.  Returns the
-    terms written.
+    game's tables; scratch_i, _u, _f: this item's lane scratch; baseline:
+    (on, the runs' history-baseline values [R, M], the cells' terminal flags
+    and utilities [M], path records: cells, targets [T, S, K] and lengths
+    [T, S], this point's record row T; mode: `baseline.MODE`): with one,
+    each lane is played alone and its return corrected (`learning.baseline`).  Returns the terms
+    written.
     """
     updates, points, behaviour, cdf, last = runs[2], keys[6], law[3], law[4], law[5]
     info_player, info_public, n_info = info[1], info[3], info[4]
@@ -321,14 +328,34 @@ def _collect_point(r, n, sample, width, per_run, runs, keys, law, info, tree, sc
     sign = 1 - 2 * info_player[state]
     table = cdf[r * n_info:(r + 1) * n_info]
     table_last = last[r * n_info:(r + 1) * n_info]
-    for first in range(0, n_lanes, 2):           # lanes in pairs; an odd last one pairs with itself
-        a, b = slots[first], slots[min(first + 1, n_lanes - 1)]
-        out = _play_pair(lane_node[a], lane_c0[a], lane_c1[a], lane_key[a], lane_card[a],
-                         lane_node[b], lane_c0[b], lane_c1[b], lane_key[b], lane_card[b], info_public[state], steps,
-                         player, chance_child, child, legal, info_index, table, table_last, utility)
-        _tally(counts, col, returns, a, sign, out[0], out[1], out[3], sample)
-        if b != a:
-            _tally(counts, col, returns, b, sign, out[5], out[6], out[8], sample)
+    if baseline[0] > 0:
+        mode, values, terminal, cell_utility, rec_cell, rec_target, rec_len, rec_row = baseline
+        weights, behaviour_all = law[0], law[3]
+        n_cards, actor, own = tree[1], info_player[state], info[2][state]
+        for s in range(rec_len.shape[1]):
+            rec_len[rec_row, s] = 0
+        for j in range(n_lanes):                 # one lane at a time, each corrected along its path
+            a = slots[j]
+            out = _play_corrected(r, lane_node[a], lane_c0[a], lane_c1[a], lane_key[a], lane_card[a],
+                                  info_public[state], steps, player, chance_child, child, legal, info_index, table,
+                                  table_last, utility, behaviour_all, r * n_info, n_cards, values, terminal,
+                                  cell_utility, rec_cell, rec_target, rec_len, rec_row, a, mode == 1)
+            _tally(counts, col, returns, a, sign, out[0], out[1], out[3], sample)
+            if mode == 1:                        # the hidden card too ("history"; "policy": actions only)
+                root = _root_correction(weights, row, r, lane_node[a], own, actor, lane_c0[a], lane_c1[a],
+                                        info_public[state], n_cards, values, terminal, cell_utility)
+                returns[a] = sign * (out[5] + root)
+            else:
+                returns[a] = sign * out[5]
+    else:
+        for first in range(0, n_lanes, 2):       # lanes in pairs; an odd last one pairs with itself
+            a, b = slots[first], slots[min(first + 1, n_lanes - 1)]
+            out = _play_pair(lane_node[a], lane_c0[a], lane_c1[a], lane_key[a], lane_card[a],
+                             lane_node[b], lane_c0[b], lane_c1[b], lane_key[b], lane_card[b], info_public[state],
+                             steps, player, chance_child, child, legal, info_index, table, table_last, utility)
+            _tally(counts, col, returns, a, sign, out[0], out[1], out[3], sample)
+            if b != a:
+                _tally(counts, col, returns, b, sign, out[5], out[6], out[8], sample)
     if not updates[r]:
         return 0
     for s in range(width):

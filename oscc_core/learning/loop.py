@@ -11,14 +11,19 @@ A *run* is one (arm, seed); runs that share a schedule are stacked, so one
    group = t * N + k (ppo: N hands from the deal);
 3. build the arm's samples (`samples`) and roll every lane to the end with
    pi_t for both seats, in one `play` call for all runs;
-4. freeze returns (acting player's chips) and advantages;
+4. freeze returns (acting player's chips) and advantages; with a baseline
+   (`Schedule.baseline`), each branch's return is first corrected by the
+   run's history baseline, which then learns from the iteration's paths
+   (`learning.baseline`);
 5. take E full-batch gradient steps theta += eta * grad on the arm's
    clipped surrogate (plain SGD on the logits; `objectives`);
 6. with a proximal pull (`Schedule.proximal_alpha` > 0), pull each drawn
    state's logits toward the magnet and move the magnet
-   (`learning.proximal`);
+   (`learning.proximal`; with `alpha_decay`, alpha_t falls with the run's
+   own iteration count);
 7. accumulate the average policy with own-reach weights, as CFR does
-   (the policies pi_0, ..., pi_{T-1} that were played).
+   (the policies pi_0, ..., pi_{T-1} that were played), iteration t
+   weighted by (t + 1) ** `average_power` (power 0, the default: uniformly).
 
 A physical call is one lane rolled from its decision point to the end of the
 hand (one branch rollout); for ppo, one hand played from the deal to the end.
@@ -48,6 +53,7 @@ from oscc_core.engine.rollout import play
 from oscc_core.games import Game, get_game
 from oscc_core.learning import episodes as ep
 from oscc_core.learning.arms import ENUMERATE, EPISODE, SAMPLE, get_learner_arm
+from oscc_core.learning import baseline as bl
 from oscc_core.learning import proximal
 from oscc_core.learning.ledger import Ledger
 from oscc_core.learning.objectives import Terms, clipped_gradient, group_terms
@@ -57,6 +63,10 @@ from oscc_core.learning.tabular import legal_mask, masked_softmax, stacked_cdf, 
 from oscc_core.learning.visitation import decision_law, draw_decision_points
 
 TRAIN = rng.SPLITS["train"]
+ALPHA_DECAYS = ("constant", "inverse_sqrt")
+#: The schedule's options added after the committed studies, with the defaults that leave the iteration as it was.
+LATER_DEFAULTS = {"baseline": bl.NONE, "baseline_floor": 0.2, "alpha_decay": "constant", "alpha_horizon": 1.0,
+                  "average_power": 0}
 
 
 @dataclass(frozen=True)
@@ -75,9 +85,28 @@ class Schedule:
     decision_law: str = proximal.ON_POLICY   # law of the decision points (ppo plays hands from the deal)
     proximal_alpha: float = 0.0      # strength of the pull toward the magnet (0: off)
     proximal_kappa: float = 0.0      # rate at which the magnet follows the logits (0: the uniform policy)
+    # Options added after the committed studies (issue 33); at their defaults they change nothing, and a schedule
+    # that leaves them all there keeps them out of `as_dict` (so every record written before them keeps its bytes).
+    baseline: str = bl.NONE          # control variates on the rollouts' sampled steps (`learning.baseline`)
+    baseline_floor: float = 0.2      # a baseline cell moves at least this share of the way to each sample
+    alpha_decay: str = "constant"    # "inverse_sqrt": the pull's alpha_t = alpha / sqrt((t + t0) / t0)
+    alpha_horizon: float = 1.0       # t0 of alpha_decay (iterations)
+    average_power: int = 0           # the average policy weighs iteration t (0-based) by (t + 1) ** power
 
     def __post_init__(self):
         proximal.check_decision_law("decision_law", self.decision_law)
+        bl.check_baseline("baseline", self.baseline)
+        if self.alpha_decay not in ALPHA_DECAYS:
+            raise ValueError(f"alpha_decay must be one of {', '.join(ALPHA_DECAYS)}, got {self.alpha_decay!r}.")
+        for name in ("baseline_floor", "alpha_horizon"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value
+                    and (value <= 1 or name == "alpha_horizon") and np.isfinite(value)):
+                raise ValueError(f"{name} must be a number in {'(0, 1]' if name == 'baseline_floor' else '(0, inf)'}"
+                                 f", got {value!r}.")
+        if not (isinstance(self.average_power, int) and not isinstance(self.average_power, bool)
+                and 0 <= self.average_power <= 4):
+            raise ValueError(f"average_power must be an integer from 0 to 4, got {self.average_power!r}.")
         for name in ("proximal_alpha", "proximal_kappa"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0):
@@ -92,7 +121,30 @@ class Schedule:
         return self.proximal_alpha > 0 or self.proximal_kappa > 0
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The fields as a dict; the options added after the committed studies (`LATER_DEFAULTS`) only when one of
+        them is away from its default: a record of a schedule that uses none of them is the one it always was."""
+        out = asdict(self)
+        if all(out[name] == default for name, default in LATER_DEFAULTS.items()):
+            for name in LATER_DEFAULTS:
+                del out[name]
+        return out
+
+    def average_weights(self, iterations: np.ndarray) -> np.ndarray:
+        """[R] float64 weights (t + 1) ** average_power of iteration t = `iterations` (each run's own count so far)
+        in the average policy, as products of integers (exact)."""
+        base = np.asarray(iterations, dtype=np.float64) + 1.0
+        out = np.ones_like(base)
+        for _ in range(self.average_power):
+            out = out * base
+        return out
+
+    def alphas(self, iterations: np.ndarray) -> np.ndarray:
+        """[R] float64 the pull's alpha at iteration t = `iterations` of each run (`alpha_decay`)."""
+        t = np.asarray(iterations, dtype=np.float64)
+        if self.alpha_decay == "constant":
+            return np.full_like(t, float(self.proximal_alpha))
+        t0 = float(self.alpha_horizon)
+        return float(self.proximal_alpha) / np.sqrt((t + t0) / t0)
 
 
 @dataclass(frozen=True)
@@ -110,6 +162,8 @@ class RunSpec:
 
 
 ENGINES = ("auto", "torch", "fused", "fused_cuda")
+#: The tensors of a run's state that a snapshot copies (with the average-policy sums and the ledger).
+STATE = ("logits", "values", "magnet", "spent", "baseline_values", "baseline_counts")
 
 
 class Learners:
@@ -128,6 +182,10 @@ class Learners:
         self.magnet = torch.zeros(shape, dtype=torch.float64, device=self.device)     # logits of the pull's magnet
         self.draws = torch.zeros(shape[:2], dtype=torch.float64, device=self.device)  # this iteration's draws per state
         self._cumulative = np.zeros(shape)     # the average-policy sums (`cumulative`)
+        cells = bl.table_size(self.game) if schedule.baseline != bl.NONE else 0
+        # the history baseline's values (player 0's chips) and sample counts per cell (`learning.baseline`)
+        self.baseline_values = torch.zeros((len(self.runs), cells), dtype=torch.float64, device=self.device)
+        self.baseline_counts = torch.zeros((len(self.runs), cells), dtype=torch.float64, device=self.device)
         self.legal = legal_mask(self.game, self.device)
         self.seeds = torch.tensor([r.seed for r in self.runs], dtype=torch.int64, device=self.device)
         self.ledger = Ledger(len(self.runs), self.device)
@@ -218,7 +276,11 @@ class Learners:
         tables = to_numpy(behaviour)
         law = decision_law(self.game, tables, s.decision_law)
         on = active.cpu().numpy()
-        self.cumulative[on] += law.own_reach[on, :, None] * tables[on]
+        if s.average_power:
+            weights = s.average_weights(self.own_iterations())
+            self.cumulative[on] += (law.own_reach[on, :, None] * tables[on]) * weights[on, None, None]
+        else:
+            self.cumulative[on] += law.own_reach[on, :, None] * tables[on]
         base = torch.full_like(self.seeds, self.iteration * n) if group_base is None else group_base
         groups = base.unsqueeze(1) + torch.arange(n, device=self.device)
         points = draw_decision_points(self.game, law, self.seeds, split, groups)
@@ -230,6 +292,14 @@ class Learners:
         if s.budget is not None:
             self.spent |= self.ledger.counts["physical_calls"] >= s.budget
         self.iteration += 1
+
+    def own_iterations(self) -> np.ndarray:
+        """[R] int64 each run's iterations so far (its own count: a study's runs may differ, `study._train`)."""
+        return self.ledger.counts["iterations"].cpu().numpy()
+
+    def alphas(self) -> torch.Tensor:
+        """[R] each run's pull strength alpha this iteration (`Schedule.alpha_decay`)."""
+        return torch.as_tensor(self.schedule.alphas(self.own_iterations()), device=self.device)
 
     def _update(self, terms: Terms) -> None:
         """E full-batch steps theta += eta * grad of the clipped surrogate of `terms`."""
@@ -252,7 +322,8 @@ class Learners:
         rows = torch.nonzero(active).squeeze(1)
         logits, magnet = self.logits[rows], self.magnet[rows]
         if s.proximal_alpha > 0:
-            proximal.pull(logits, magnet, self.draws[rows], s.proximal_alpha, self.rates()[rows], s.decision_points)
+            alpha = s.proximal_alpha if s.alpha_decay == "constant" else self.alphas()[rows]
+            proximal.pull(logits, magnet, self.draws[rows], alpha, self.rates()[rows], s.decision_points)
         proximal.move_magnet(magnet, logits, s.proximal_kappa)
         self.logits[rows], self.magnet[rows] = logits, magnet
 
@@ -290,12 +361,16 @@ class Learners:
             lanes = branch_lanes(ctx, *share)
         else:
             lanes = sampled_lanes(ctx, s.group_size)
+        trace = [] if s.baseline != bl.NONE else None
         out = play(self.game, lanes.node, lanes.cards, lanes.public, lanes.policy_keys, lanes.chance_keys,
-                   cdf, last, table_offset=lanes.offset)
+                   cdf, last, table_offset=lanes.offset, trace=trace)
         sign = 1 - 2 * ctx.points.player.unsqueeze(-1).expand_as(lanes.mask)[lanes.mask]
         returns = torch.zeros(lanes.mask.shape, dtype=torch.float64, device=self.device)
-        returns[lanes.mask] = (sign * out.utility_p0).to(torch.float64)
         run = rows[lanes.run]
+        if trace is None:
+            returns[lanes.mask] = (sign * out.utility_p0).to(torch.float64)
+        else:
+            returns[lanes.mask] = sign * self._corrected(ctx, lanes, run, out, trace, behaviour)
         self.ledger.add("physical_calls", run)
         self.ledger.add("transitions", run, 1 + out.decisions)
         self.ledger.add("decisions", run, out.decisions + (0 if kind == ENUMERATE else 1))
@@ -309,6 +384,22 @@ class Learners:
         action = lanes_action_grid(lanes)
         pi0 = behaviour.view(-1, behaviour.shape[-1])[info_rows.expand_as(action), action.clamp(min=0)]
         return group_terms(info_rows, action.clamp(min=0), returns, mask, pi0, keep.sum(1), kind == SAMPLE)
+
+    def _corrected(self, ctx, lanes, run, out, trace, behaviour) -> torch.Tensor:
+        """[L] the lanes' corrected values (player 0's chips, `learning.baseline`), the tables then moved toward
+        their path's targets."""
+        tables = bl.Tables(self.game, self.device)
+        flat = behaviour.view(-1, behaviour.shape[-1])
+        every = self.schedule.baseline == bl.HISTORY
+        v, records = bl.corrected(tables, self.baseline_values, run, lanes.cards[:, 0], lanes.cards[:, 1],
+                                  lanes.public, lanes.node, out.utility_p0, trace, flat, lanes.offset, chance=every)
+        player = ctx.points.player.unsqueeze(-1).expand_as(lanes.mask)[lanes.mask]
+        weights = ctx.points.hidden_weights.unsqueeze(2).expand(-1, -1, lanes.mask.shape[2], -1)[lanes.mask]
+        own = torch.where(player == 0, lanes.cards[:, 0], lanes.cards[:, 1])
+        root = bl.root_correction(tables, self.baseline_values, run, player, own, lanes.cards[:, 0],
+                                  lanes.cards[:, 1], lanes.public, lanes.node, weights)
+        bl.update(self.baseline_values, self.baseline_counts, run, records, v, len(v), self.schedule.baseline_floor)
+        return v + root if every else v
 
     def _within_budget(self, rows, calls) -> torch.Tensor:
         """[R', N] the longest prefix of each run's groups whose calls stay within its remaining budget."""
@@ -362,11 +453,12 @@ class Learners:
             self._cumulative.copy()
         return {"logits": self.logits.clone(), "values": self.values.clone(), "magnet": self.magnet.clone(),
                 "cumulative": cumulative, "spent": self.spent.clone(), "iteration": self.iteration,
+                "baseline_values": self.baseline_values.clone(), "baseline_counts": self.baseline_counts.clone(),
                 "ledger": {f: c.clone() for f, c in self.ledger.counts.items()}}
 
     def restore(self, snap: dict) -> None:
         """Back to the state of `snapshot` (tensors written in place: the fused path holds views of them)."""
-        for name in ("logits", "values", "magnet", "spent"):
+        for name in STATE:
             getattr(self, name).copy_(snap[name])
         self._put_cumulative(slice(None), snap["cumulative"])
         for f, c in self.ledger.counts.items():
@@ -379,13 +471,13 @@ class Learners:
         whole batch's snapshot); `restore_run` puts it back."""
         def row(x):
             return x[r].copy() if isinstance(x, np.ndarray) else x[r].clone()
-        return {**{name: row(snap[name]) for name in ("logits", "values", "magnet", "spent", "cumulative")},
+        return {**{name: row(snap[name]) for name in STATE + ("cumulative",)},
                 "ledger": {f: row(c) for f, c in snap["ledger"].items()}}
 
     def restore_run(self, part: dict, r: int) -> None:
         """Put run r, and only it, back to the state `part` (`run_part` of a snapshot); the iteration counter is the
         batch's: kept."""
-        for name in ("logits", "values", "magnet", "spent"):
+        for name in STATE:
             getattr(self, name)[r] = part[name]
         self._put_cumulative(r, part["cumulative"])
         for f, c in self.ledger.counts.items():

@@ -45,7 +45,7 @@ class OperatingPoint:
 
     def record(self) -> dict:
         """The canonical JSON-ready record the digest is taken of."""
-        return {"source_game": self.source_game, "schedule": asdict(self.schedule),
+        return {"source_game": self.source_game, "schedule": self.schedule.as_dict(),
                 "step_size_rule": dict(self.step_size_rule), "step_sizes": dict(self.step_sizes),
                 "choices": {arm: dict(c) for arm, c in self.choices},
                 "arms": [dict(a) for a in self.arms], "evaluation": dict(self.evaluation), "solver": dict(self.solver)}

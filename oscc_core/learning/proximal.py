@@ -46,9 +46,11 @@ def draw_counts(infostate: torch.Tensor, keep: torch.Tensor, n_info: int) -> tor
 
 def pull(logits: torch.Tensor, magnet: torch.Tensor, counts: torch.Tensor, alpha: float, eta, n: int) -> None:
     """theta <- (theta + c m) / (1 + c), c = alpha * eta * k / N, in place on logits [R, n_info, A]
-    (counts k [R, n_info]; eta a number or one per run [R]); a state not drawn (k = 0) keeps its logits bit for
-    bit."""
+    (counts k [R, n_info]; alpha and eta each a number or one per run [R]); a state not drawn (k = 0) keeps its
+    logits bit for bit."""
     eta = torch.as_tensor(eta, dtype=torch.float64, device=logits.device).reshape(-1, 1)
+    if isinstance(alpha, torch.Tensor):
+        alpha = alpha.to(device=logits.device, dtype=torch.float64).reshape(-1, 1)
     c = (alpha * eta * counts / n).unsqueeze(-1)
     drawn = (counts > 0).unsqueeze(-1).expand_as(logits)
     pulled = (logits + c * magnet) / (1.0 + c)

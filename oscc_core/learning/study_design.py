@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from oscc_core.learning.loop import Schedule
+from oscc_core.learning.loop import LATER_DEFAULTS, Schedule
 from oscc_core.learning.study import Task
 
 LITERAL, CONVERGING = "literal", "converging"
@@ -36,12 +36,20 @@ def curve_budgets(base: int, multiples, per_decade: int = 4) -> tuple[int, ...]:
     return tuple(sorted({int(base * m) for m in multiples} | {int(g) for g in grid}))
 
 
+#: The converging learner's later options that issue 33 measured and recommends (benchmarks/learner_ideas.md): a
+#: history baseline, an annealed pull and the average weighted by t^2.  A study's base schedule carrying them gives
+#: them to its converging learner; its literal learner never takes them.
+FAST_OPTIONS = {"baseline": "history", "baseline_floor": 0.5, "alpha_decay": "inverse_sqrt", "alpha_horizon": 30.0,
+                "average_power": 2}
+
+
 def learner_schedule(learner: str, base: Schedule, eta: float, alpha: float = 0.0, kappa: float = 0.0) -> Schedule:
     """The schedule of one learner at one arm's choices: literal is the paper's iteration (on-policy decision
-    points, no pull); converging draws decision points from the counterfactual law and pulls toward a magnet."""
+    points, no pull, none of the later options of `loop.LATER_DEFAULTS`); converging draws decision points from the
+    counterfactual law and pulls toward a magnet, with the later options `base` carries (none by default)."""
     if learner == LITERAL:
         return replace(base, learning_rate=float(eta), decision_law="on_policy", proximal_alpha=0.0,
-                       proximal_kappa=0.0)
+                       proximal_kappa=0.0, **LATER_DEFAULTS)
     if learner == CONVERGING:
         return replace(base, learning_rate=float(eta), decision_law="counterfactual", proximal_alpha=float(alpha),
                        proximal_kappa=float(kappa))

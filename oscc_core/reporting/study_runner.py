@@ -42,7 +42,8 @@ class StudyInterrupted(RuntimeError):
 #: The code a run executes (tests/test_study.py checks it against the modules a run loads): a change elsewhere (a
 #: chapter, a table, the study's summary) keeps the stored runs.
 RUN_SOURCES = ("games", "engine", "exact", "method", "interop",
-               *(f"learning/{m}.py" for m in ("__init__", "arms", "episodes", "fused", "fused_cuda", "fused_episodes",
+               *(f"learning/{m}.py" for m in ("__init__", "arms", "baseline", "episodes", "fused", "fused_baseline",
+                                              "fused_cuda", "fused_cuda_functions", "fused_episodes",
                                               "fused_kernels",
                                               "ledger", "loop", "objectives", "ordered_sum", "proximal", "samples",
                                               "study", "tabular", "visitation")))
