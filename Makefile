@@ -11,7 +11,11 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Test runs never write into the repository: every notebook's output_dir is
 # redirected to a fresh temporary directory (oscc_core.reporting.params honours OSCC_OUTPUT_DIR).
 TMP_OUTPUT = OSCC_OUTPUT_DIR="$$(mktemp -d)"
-NBVAL = $(PY) -m pytest --nbval $(NOTEBOOKS) --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+# Tests run on every core (pytest-xdist): each test file stays on one worker, so a notebook's cells run in order in
+# one kernel. TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= auto
+XDIST = -n $(TEST_WORKERS) --dist loadfile
+NBVAL = $(PY) -m pytest --nbval $(NOTEBOOKS) --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider $(XDIST)
 # Emulated CPUs. Baseline: numpy's dispatch above its baseline, torch's vector kernels and
 # numba's host-specific code generation all switched off. AVX2: an AVX2+FMA machine without
 # AVX-512 (numpy's AVX-512 dispatch off, torch's AVX2 kernels, numba compiling for Haswell).
@@ -55,7 +59,7 @@ lock: setup
 test: setup unit nbval
 
 unit: setup
-	$(PY) -m pytest tests -p no:cacheprovider
+	$(PY) -m pytest tests -p no:cacheprovider $(XDIST)
 
 # Re-execute the committed notebooks and fail when a text output changes.
 nbval: setup
