@@ -266,3 +266,25 @@ def test_on_a_terminal_the_run_shows_the_cell_bar_and_passes_the_notebook_a_prog
     assert "without encryption" not in text
     assert executed_report(out).endswith(" True\n") and "study" not in executed_report(out)
     assert "OSCC_PROGRESS" not in os.environ
+
+
+def test_the_kernel_is_asked_to_shut_down_without_an_interrupt_but_can_still_be_interrupted(tmp_path, monkeypatch):
+    """jupyter_client sends SIGINT before a shutdown request; a kernel still flushing its last output on a busy
+    machine then writes 'KeyboardInterrupt caught in kernel' to the terminal (seen under pytest-xdist)."""
+    import asyncio
+
+    from jupyter_client.manager import AsyncKernelManager
+
+    sent = []
+
+    async def record(self):
+        sent.append(self.shutting_down)
+
+    monkeypatch.setattr(AsyncKernelManager, "_async_interrupt_kernel", record)
+    manager = runner._ipc_kernel_manager(str(tmp_path))()
+    manager.shutting_down = True
+    asyncio.run(manager._async_interrupt_kernel())
+    assert sent == []
+    manager.shutting_down = False
+    asyncio.run(manager._async_interrupt_kernel())
+    assert sent == [False]

@@ -268,6 +268,14 @@ def _ipc_kernel_manager(socket_dir: str):
         def _patient_shutdown(self):
             return 60.0
 
+        # jupyter_client interrupts a kernel (SIGINT) before asking it to shut down.  A kernel still busy with
+        # its last message on a loaded machine then logs "KeyboardInterrupt caught in kernel" and
+        # "IOStream.flush timed out" to the terminal.  papermill shuts a kernel down only once every cell has
+        # finished, so the shutdown request alone suffices; interrupts at any other time are kept.
+        async def _async_interrupt_kernel(self):
+            if not self.shutting_down:
+                await super()._async_interrupt_kernel()
+
     return IPCKernelManager
 
 
