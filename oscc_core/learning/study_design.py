@@ -167,15 +167,11 @@ def runs_table(results: list[dict]) -> dict:
 def calls_to(curve: dict, threshold: float) -> float | None:
     """The physical calls at which a run's average-policy exploitability first falls to `threshold` (chips),
     interpolated linearly in log calls and log exploitability between the two recorded budgets around the
-    crossing; None when it never does within the recorded budgets."""
-    points = sorted((int(b), rec["exploitability_average"]) for b, rec in curve.items())
-    if points[0][1] <= threshold:
-        return float(points[0][0])
-    for (b0, e0), (b1, e1) in zip(points, points[1:]):
-        if e1 <= threshold:
-            f = (np.log(e0) - np.log(threshold)) / (np.log(e0) - np.log(e1))
-            return float(np.exp(np.log(b0) + f * (np.log(b1) - np.log(b0))))
-    return None
+    crossing; None when it never does within the recorded budgets (`calls_rules.crossing`, the study's rule)."""
+    from oscc_core.learning.calls_rules import crossing
+
+    found = crossing(curve, threshold, "log")
+    return None if found is None else found[0]
 
 
 def _interval(values) -> dict:
