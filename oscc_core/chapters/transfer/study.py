@@ -51,8 +51,9 @@ PAPER_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent", "grpo": 
              "ppo": "standard_ppo"}
 #: The arms whose Kuhn exploitability in the paper's transfer table the calls-to table asks about.
 TARGET_ARMS = ("cp_grpo", "ppo")
-#: Design fields of the Leduc study that enter the converging operating point's rule.
-RULE_FIELDS = ("dev_seeds", "budget", "tune_multiples", "grids")
+#: Design fields of the Leduc study that enter the converging operating point's rule (with its converging options
+#: and recorded budgets per decade when they are not the defaults: `reporting.learning_study.rule_of_design`).
+RULE_FIELDS = learning_study.RULE_FIELDS
 CHECK_TOLERANCE = 1e-8       # chips: a checkpoint's exploitability by pyspiel against the study's value
 
 
@@ -75,7 +76,7 @@ def leduc_rule(p) -> dict:
     the tuning budgets' multiples, the grids), as JSON values (the solver chapter's design at its defaults)."""
     leduc = LearningStudy(p.source_game, p.budget, (1,), (), tuple(p.dev_seeds), (), p.base_schedule(),
                           grids=(("literal", design.Grid(eta=tuple(p.eta_grid))), ("converging", CONVERGING_GRID)))
-    return json.loads(json.dumps({k: leduc.record()[k] for k in RULE_FIELDS}))
+    return json.loads(json.dumps(learning_study.rule_of_design(leduc.record())))
 
 
 def leduc_choices(p) -> dict:
@@ -84,7 +85,7 @@ def leduc_choices(p) -> dict:
     parameters"} (module docstring)."""
     body = json.loads(Path(p.leduc_study).read_text(encoding="utf-8"))
     if "choices" in body and "design" in body:
-        return {"choices": body["choices"][LEARNER], "rule": {k: body["design"][k] for k in RULE_FIELDS},
+        return {"choices": body["choices"][LEARNER], "rule": learning_study.rule_of_design(body["design"]),
                 "design_from": "the study file"}
     if LEARNER not in body:
         raise ValueError(f"{p.leduc_study} holds neither a learning study (choices and design) nor the learners' "
@@ -94,14 +95,21 @@ def leduc_choices(p) -> dict:
 
 def converging_operating_point(p, leduc: dict) -> OperatingPoint:
     """The converging learner's frozen operating point on the source game (`leduc` from `leduc_choices`)."""
-    return study_operating_point(p.source_game, p.base_schedule(), LEARNER, leduc["choices"], leduc["rule"])
+    return study_operating_point(p.source_game, learning_study.rule_base(p.base_schedule(), leduc["rule"]), LEARNER,
+                                 leduc["choices"], leduc["rule"])
 
 
 # ----- the Kuhn study ----------------------------------------------------------------------------
-def design_of(p, seeds=None, multiples=None) -> LearningStudy:
-    """The Kuhn study of the parameters `p` (seeds and multiples default to the parameters')."""
+def design_of(p, seeds=None, multiples=None, rule: dict | None = None) -> LearningStudy:
+    """The Kuhn study of the parameters `p` (seeds and multiples default to the parameters') at the Leduc study's
+    `rule` (the operating point's: its converging options and recorded budgets per decade; default: none of the
+    options, the committed density)."""
+    rule = rule or {}
+    options = rule.get("converging_options", design.DEFAULT_OPTIONS)
     return LearningStudy(p.target_game, p.budget, tuple(multiples or p.study_multiples),
-                         tuple(seeds or p.study_seeds), tuple(p.dev_seeds), thresholds(), p.base_schedule())
+                         tuple(seeds or p.study_seeds), tuple(p.dev_seeds), thresholds(),
+                         learning_study.rule_base(p.base_schedule(), rule), converging_options=options,
+                         curve_per_decade=int(rule.get("curve_per_decade", design.DEFAULT_PER_DECADE)))
 
 
 def cluster(p):
@@ -133,7 +141,8 @@ def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
     the live check covers both.  Raises StaleStudy when the committed study ran at another operating point or has
     no control."""
     where, start, choices = store(p), time.perf_counter(), {LEARNER: op.arm_choices()}
-    control_study = kuhn_tuned.control_design(design_of(p), kuhn_tuned.rule_of(op))    # refuses bad seeds first
+    frozen = design_of(p, rule=kuhn_tuned.rule_of(op))
+    control_study = kuhn_tuned.control_design(frozen, kuhn_tuned.rule_of(op))    # refuses bad seeds first
     scheduler = scheduler or p.scheduler or None
     workers = (p.scheduler or p.workers) if p.torch_device.type == "cpu" else f"in process on {p.torch_device}"
     if p.study_file:
@@ -146,7 +155,7 @@ def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
         if kuhn_tuned.KEY not in committed:
             raise StaleStudy(f"{p.study_file} has no Kuhn-tuned control ('{kuhn_tuned.KEY}'): rerun the Kuhn study "
                              f"(python -m oscc_core run transfer -p study_file '' ...).")
-        live = design_of(p).run(where, choices, p.workers, scheduler, p.torch_device)
+        live = frozen.run(where, choices, p.workers, scheduler, p.torch_device)
         control = kuhn_tuned.run(control_study, where, p.workers, scheduler, committed[kuhn_tuned.KEY]["choices"],
                                  p.torch_device)
         bitwise, why = learning_study.bit_equality_expected(committed)     # the control's manifest is the study's
@@ -156,7 +165,7 @@ def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
                 "checkpoints_file": Path(p.study_file).with_name(CHECKPOINTS_FILE),
                 "seconds": time.perf_counter() - start, "workers": workers, "ran": live["ran"] + control["ran"],
                 "stored": live["stored"] + control["stored"]}
-    done = design_of(p).run(where, choices, p.workers, scheduler, p.torch_device)
+    done = frozen.run(where, choices, p.workers, scheduler, p.torch_device)
     control = kuhn_tuned.run(control_study, where, p.workers, scheduler, device=p.torch_device)
     tables = {f"{p.target_game}/{key.split('/', 1)[1]}": (p.target_game, table)
               for key, table in done["tables"].items() if key.startswith(f"{LEARNER}/")}
