@@ -136,42 +136,58 @@ def reshape(study: dict, op: OperatingPoint) -> dict:
 def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
     """The Kuhn study at the frozen converging operating point `op`, its tasks sent to the Dask cluster at
     `scheduler` (else `p.scheduler`'s, else a local one of `p.workers`): {"study", "live_check" or None,
-    "checkpoints_file", "seconds", "workers", "ran", "stored"} (module docstring); the study holds the Kuhn-tuned
-    control under "kuhn_tuned" (`kuhn_tuned.run`: tuned and run here, or rerun live at its committed choices), and
-    the live check covers both.  Raises StaleStudy when the committed study ran at another operating point or has
-    no control."""
-    where, start, choices = store(p), time.perf_counter(), {LEARNER: op.arm_choices()}
+    "checkpoints_file", "control_checkpoints_file" (None when no file holds the control's), "seconds", "workers",
+    "ran", "stored"} (module docstring); the study holds the Kuhn-tuned control under "kuhn_tuned"
+    (`kuhn_tuned.run`: tuned and run here, or rerun live at its committed choices), and the live check covers
+    both.  Raises StaleStudy when the committed study ran at another operating point or has no control."""
     frozen = design_of(p, rule=kuhn_tuned.rule_of(op))
     control_study = kuhn_tuned.control_design(frozen, kuhn_tuned.rule_of(op))    # refuses bad seeds first
-    scheduler = scheduler or p.scheduler or None
-    workers = (p.scheduler or p.workers) if p.torch_device.type == "cpu" else f"in process on {p.torch_device}"
+    run_on = {"where": store(p), "scheduler": scheduler or p.scheduler or None, "start": time.perf_counter(),
+              "workers": (p.scheduler or p.workers) if p.torch_device.type == "cpu" else
+              f"in process on {p.torch_device}"}
     if p.study_file:
-        committed = json.loads(Path(p.study_file).read_text(encoding="utf-8"))
-        if committed["operating_point"]["digest"] != op.digest:
-            raise StaleStudy(f"{p.study_file} ran at the converging operating point "
-                             f"{committed['operating_point']['digest'][:12]}, but the Leduc study now freezes "
-                             f"{op.digest[:12]}: rerun the Kuhn study (python -m oscc_core run transfer -p "
-                             f"study_file '' ...).")
-        if kuhn_tuned.KEY not in committed:
-            raise StaleStudy(f"{p.study_file} has no Kuhn-tuned control ('{kuhn_tuned.KEY}'): rerun the Kuhn study "
-                             f"(python -m oscc_core run transfer -p study_file '' ...).")
-        live = frozen.run(where, choices, p.workers, scheduler, p.torch_device)
-        control = kuhn_tuned.run(control_study, where, p.workers, scheduler, committed[kuhn_tuned.KEY]["choices"],
-                                 p.torch_device)
-        bitwise, why = learning_study.bit_equality_expected(committed)     # the control's manifest is the study's
-        checks = {"frozen": learning_study.live_check(committed, reshape(live["study"], op), bitwise),
-                  kuhn_tuned.KEY: learning_study.live_check(committed[kuhn_tuned.KEY], control["study"], bitwise)}
-        return {"study": committed, "live_check": combined_check(checks, why),
-                "checkpoints_file": Path(p.study_file).with_name(CHECKPOINTS_FILE),
-                "seconds": time.perf_counter() - start, "workers": workers, "ran": live["ran"] + control["ran"],
-                "stored": live["stored"] + control["stored"]}
-    done = frozen.run(where, choices, p.workers, scheduler, p.torch_device)
-    control = kuhn_tuned.run(control_study, where, p.workers, scheduler, device=p.torch_device)
+        return _show(p, op, frozen, control_study, run_on)
+    return _run_whole(p, op, frozen, control_study, run_on)
+
+
+def _show(p, op: OperatingPoint, frozen: LearningStudy, control_study: LearningStudy, on: dict) -> dict:
+    """The committed study, with a small part of it (and of its control) rerun live and checked against it."""
+    committed = json.loads(Path(p.study_file).read_text(encoding="utf-8"))
+    if committed["operating_point"]["digest"] != op.digest:
+        raise StaleStudy(f"{p.study_file} ran at the converging operating point "
+                         f"{committed['operating_point']['digest'][:12]}, but the Leduc study now freezes "
+                         f"{op.digest[:12]}: rerun the Kuhn study (python -m oscc_core run transfer -p "
+                         f"study_file '' ...).")
+    if kuhn_tuned.KEY not in committed:
+        raise StaleStudy(f"{p.study_file} has no Kuhn-tuned control ('{kuhn_tuned.KEY}'): rerun the Kuhn study "
+                         f"(python -m oscc_core run transfer -p study_file '' ...).")
+    live = frozen.run(on["where"], {LEARNER: op.arm_choices()}, p.workers, on["scheduler"], p.torch_device)
+    control = kuhn_tuned.run(control_study, on["where"], p.workers, on["scheduler"],
+                             committed[kuhn_tuned.KEY]["choices"], p.torch_device)
+    bitwise, why = learning_study.bit_equality_expected(committed)     # the control's manifest is the study's
+    checks = {"frozen": learning_study.live_check(committed, reshape(live["study"], op), bitwise),
+              kuhn_tuned.KEY: learning_study.live_check(committed[kuhn_tuned.KEY], control["study"], bitwise)}
+    control_file = Path(p.study_file).with_name(kuhn_tuned.CHECKPOINTS_FILE)
+    return {"study": committed, "live_check": combined_check(checks, why),
+            "checkpoints_file": Path(p.study_file).with_name(CHECKPOINTS_FILE),
+            "control_checkpoints_file": control_file if control_file.is_file() else None,
+            "seconds": time.perf_counter() - on["start"], "workers": on["workers"],
+            "ran": live["ran"] + control["ran"], "stored": live["stored"] + control["stored"]}
+
+
+def _run_whole(p, op: OperatingPoint, frozen: LearningStudy, control_study: LearningStudy, on: dict) -> dict:
+    """The whole study and its control (tuned on Kuhn's development seeds here), each run's average policy at the
+    largest budget saved as a checkpoint: the frozen study's as "kuhn/<arm>/<seed>", the control's as
+    "kuhn_tuned/<arm>/<seed>" in a file of its own (`kuhn_tuned.save_checkpoints`)."""
+    done = frozen.run(on["where"], {LEARNER: op.arm_choices()}, p.workers, on["scheduler"], p.torch_device)
+    control = kuhn_tuned.run(control_study, on["where"], p.workers, on["scheduler"], device=p.torch_device)
     tables = {f"{p.target_game}/{key.split('/', 1)[1]}": (p.target_game, table)
               for key, table in done["tables"].items() if key.startswith(f"{LEARNER}/")}
     path = save_checkpoints(Path(p.out_dir) / CHECKPOINTS_FILE, tables)
+    control_path = kuhn_tuned.save_checkpoints(Path(p.out_dir), p.target_game, control["tables"])
     return {"study": {**reshape(done["study"], op), kuhn_tuned.KEY: control["study"]}, "live_check": None,
-            "checkpoints_file": path, "seconds": time.perf_counter() - start, "workers": workers,
+            "checkpoints_file": path, "control_checkpoints_file": control_path,
+            "seconds": time.perf_counter() - on["start"], "workers": on["workers"],
             "ran": done["ran"] + control["ran"], "stored": done["stored"] + control["stored"]}
 
 
@@ -200,6 +216,13 @@ def check_checkpoints(result: dict) -> dict:
     return clean(openspiel_check(result["checkpoints_file"], ours, lambda key: key.split("/")[0]))
 
 
+def check_control_checkpoints(result: dict) -> dict | None:
+    """pyspiel's recheck of the Kuhn-tuned control's checkpoints (`kuhn_tuned.check_checkpoints`), or None when no
+    file holds them (the studies committed before issue 33 kept none)."""
+    return kuhn_tuned.check_checkpoints(result["study"][kuhn_tuned.KEY], result.get("control_checkpoints_file"),
+                                        result["study"]["design"]["game"], CHECK_TOLERANCE)
+
+
 def checkpoint_contrast(result: dict, root: str) -> dict:
     """{"kuhn/<arm>/<seed>": the exact budget-1 contrast variance (chips^2) of the arm's construction at `root`
     with the checkpoint as continuation}, from the checkpoints file read back."""
@@ -221,27 +244,35 @@ def proved_maxima(root: str) -> dict:
     return out
 
 
-def write(p, result: dict, check: dict) -> Path | None:
+def write(p, result: dict, check: dict, control_check: dict | None = None) -> Path | None:
     """`06_transfer_study.json` in the output directory when the whole study ran (with the pyspiel check of its
-    checkpoints and a manifest: the parameters, the library's source digest; the wall time and workers beside)."""
+    checkpoints, and of the control's under "kuhn_tuned.checkpoints", and a manifest: the parameters, the
+    library's source digest; the wall time and workers beside)."""
     if result["live_check"] is not None:
         return None
     from oscc_core.reporting.results import write_results
 
-    body = {**result["study"], "checkpoints": check,
+    study = result["study"]
+    if control_check is not None:
+        study = {**study, kuhn_tuned.KEY: {**study[kuhn_tuned.KEY], "checkpoints": control_check}}
+    body = {**study, "checkpoints": check,
             "run": {"seconds": round(result["seconds"], 1), "workers": result["workers"], "ran": result["ran"],
                     "stored": result["stored"]}}
     return write_results(p.out_dir, STUDY_STEM, p.record, body, "cpu")
 
 
-def record(result: dict, check: dict, contrast: dict, maxima: dict, leduc: dict, root: str) -> dict:
+def record(result: dict, check: dict, contrast: dict, maxima: dict, leduc: dict, root: str,
+           control_check: dict | None = None) -> dict:
     """What the chapter's results file keeps of the study and of its Kuhn-tuned control (the runs, and every
-    score the control's tuning tried, stay in the study's own file)."""
+    score the control's tuning tried, stay in the study's own file; the control's checkpoint check is None when
+    no checkpoints of it were kept)."""
     study, tuned = result["study"], result["study"][kuhn_tuned.KEY]
     kept = ("eta", "alpha", "kappa", "score", "extensions", "at_edge")
     control = {"design": tuned["design"], "choices": tuned["choices"], "summary": tuned["summary"],
                "thresholds": tuned["thresholds"],
-               "tuning": {arm: {k: t[k] for k in kept} for arm, t in (tuned["tuning"] or {}).items()}}
+               "tuning": {arm: {k: t[k] for k in kept} for arm, t in (tuned["tuning"] or {}).items()},
+               "checkpoints": None if control_check is None else
+               {k: control_check[k] for k in ("file", "max_abs_difference", "missing", "agrees")}}
     return clean({kuhn_tuned.KEY: control, "operating_point": study["operating_point"],
                   "leduc_rule_from": leduc["design_from"],
                   "design": study["design"], "choices": study["choices"], "summary": study["summary"],
