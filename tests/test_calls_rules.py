@@ -44,12 +44,16 @@ def test_the_rule_effect_of_three_seeds_by_hand():
     assert got["study"] == pytest.approx(study, rel=1e-12)
     assert got["alternative"] == pytest.approx(5500 / 7, rel=1e-12) == other
     assert got["relative_difference"] == pytest.approx(5500 / 7 / study - 1, rel=1e-12)   # about +105%
+    # the interpolation alone: the geometric mean of the two chords' crossings, 700 and 100 + 6/7 * 900
+    assert got["interpolation_difference"] == pytest.approx(math.sqrt(700 * (100 + 6 / 7 * 900)) / study - 1,
+                                                            rel=1e-12)
     assert (got["reached"], got["seeds"]) == (2, 3)
 
 
 def test_no_seed_reaching_the_threshold_has_no_figure_and_no_difference():
     got = calls_rules.rule_effect([C], 0.2)
-    assert got == {"study": None, "alternative": None, "relative_difference": None, "reached": 0, "seeds": 1}
+    assert got == {"study": None, "alternative": None, "relative_difference": None,
+                   "interpolation_difference": None, "reached": 0, "seeds": 1}
 
 
 def test_rule_effects_cover_every_learner_arm_and_threshold_keyed_as_the_study_keys_thresholds():
@@ -106,4 +110,5 @@ def test_a_geometric_and_an_arithmetic_mean_part_when_the_seeds_part():
     got = calls_rules.rule_effect([one, two], 0.2)
     assert got["study"] == pytest.approx(1000.0, rel=1e-12)
     assert got["alternative"] == pytest.approx(5050.0, rel=1e-12)
+    assert got["interpolation_difference"] == pytest.approx(0.0, abs=1e-12)     # crossings at stored budgets
     assert math.isclose(got["relative_difference"], 4.05, rel_tol=1e-12)

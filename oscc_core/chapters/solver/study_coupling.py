@@ -70,8 +70,11 @@ def glue_values(study: dict, learner: str = "converging") -> dict[str, str]:
 
 
 def rule_effect_text(effect: dict) -> str:
-    """How far the alternative rule (arithmetic mean, linear interpolation) lies from the study's rule: '+5.4%'."""
-    return "—" if effect["relative_difference"] is None else f"{effect['relative_difference']:+.1%}"
+    """How far the alternative rule (arithmetic mean, linear interpolation) lies from the study's rule, and in
+    brackets how far linear interpolation alone moves it (the part denser budgets remove): '+9.0% (+3.8%)'."""
+    if effect["relative_difference"] is None:
+        return "—"
+    return f"{effect['relative_difference']:+.1%} ({effect['interpolation_difference']:+.1%})"
 
 
 def rule_effect(study: dict, learner: str, arm: str, threshold: float) -> dict:

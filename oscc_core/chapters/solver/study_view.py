@@ -113,7 +113,7 @@ def thresholds_frame(study: dict):
                              f"[{calls_text(t['low'])}, {calls_text(t['high'])}]",
                              "seeds that reach it": f"{t['reached']} of {t['seeds']}",
                              "most cross between stored budgets": gap_text(t),
-                             "other rule": study_coupling.rule_effect_text(
+                             "other rule (its interpolation)": study_coupling.rule_effect_text(
                                  study_coupling.rule_effect(study, learner, arm, float(th)))})
     return pd.DataFrame(rows).set_index(["learner", "arm", "threshold (chips)"])
 
