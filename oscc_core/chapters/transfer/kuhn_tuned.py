@@ -19,7 +19,8 @@ Its record (key ``kuhn_tuned`` of the transfer study's file) has the frozen
 study's shape with the tuning beside it: ``design`` (with the rule's dev
 seeds, grids and tuning multiple), ``tuning.<arm>`` (every score tried),
 ``choices.<arm>``, ``runs.<arm>.<seed>.<budget>``, ``summary.<budget>``,
-``thresholds.<arm>``.  Units: exploitability in chips, budgets in physical
+``thresholds.<arm>``, and, for a study run whole since issue 33, ``checkpoints``
+(pyspiel's recheck of its checkpoints file, `check_checkpoints`).  Units: exploitability in chips, budgets in physical
 calls.
 """
 from __future__ import annotations

@@ -25,7 +25,10 @@ calls, as integer-valued keys; exploitability in chips).  Beside it, under
 ``kuhn_tuned``, the Kuhn-tuned control (`kuhn_tuned`): the same learner with
 its choices made on Kuhn's development seeds by the same rule, run on the
 same seeds and budgets; the live rerun covers it too, at its committed
-choices.
+choices.  A study run whole keeps the control's checkpoints too
+(``"kuhn_tuned/<arm>/<seed>"``, `kuhn_tuned.CHECKPOINTS_FILE`), rechecked by
+pyspiel as the frozen study's are; a committed study without them is shown
+with a sentence saying so (`check_control_checkpoints` gives None).
 """
 from __future__ import annotations
 
