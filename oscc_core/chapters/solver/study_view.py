@@ -79,6 +79,14 @@ def gap_text(t: dict) -> str:
     return f"{n} of {t['reached']} {where}"
 
 
+def gap_cell(t: dict) -> str:
+    """`gap_text` short enough for a table cell: '29 of 30: 326,397–575,728', '30 of 30: at 6,144', or '—'."""
+    if not t["gaps"]:
+        return "—"
+    (b0, b1), n = max(t["gaps"].items(), key=lambda kv: (kv[1], -kv[0][0]))
+    return f"{n} of {t['reached']}: " + (f"at {b0:,}" if b0 == b1 else f"{b0:,}–{b1:,}")
+
+
 def never_reached(study: dict) -> list[tuple[str, str]]:
     """(learner, arm) pairs none of whose seeds reaches any threshold within the study."""
     return [(learner, arm) for learner in learner_order(study) for arm in study["thresholds"][learner]
@@ -112,7 +120,7 @@ def thresholds_frame(study: dict):
                              "95% interval over seeds": "—" if t["low"] is None else
                              f"[{calls_text(t['low'])}, {calls_text(t['high'])}]",
                              "seeds that reach it": f"{t['reached']} of {t['seeds']}",
-                             "most cross between stored budgets": gap_text(t),
+                             "most cross between stored budgets": gap_cell(t),
                              "other rule (its interpolation)": study_coupling.rule_effect_text(
                                  study_coupling.rule_effect(study, learner, arm, float(th)))})
     return pd.DataFrame(rows).set_index(["learner", "arm", "threshold (chips)"])
