@@ -28,7 +28,7 @@ EMULATED_AVX2 = NPY_DISABLE_CPU_FEATURES="$$($(NPY_AVX512))" \
 # The unit tests that pin learner trajectories bit for bit (run under each emulated CPU too).
 MACHINE_TESTS = tests/test_machine_independence.py tests/test_fixed_math.py
 
-.PHONY: setup setup-cuda lock test unit nbval portability verify-studies book notebooks check-book benchmark clean
+.PHONY: setup setup-cuda lock test unit nbval portability verify-studies regenerate-studies book notebooks check-book benchmark clean
 
 setup: $(STAMP)
 
@@ -79,6 +79,14 @@ portability: setup
 # into the repository (the runs are stored in a temporary directory). VERIFY_ARGS: e.g. --seed 149.
 verify-studies: setup
 	$(PY) scripts/verify_studies.py $(VERIFY_ARGS)
+
+# Regenerate both committed learning studies (chapter 05's, then chapter 06's at the operating point frozen from it)
+# with the chosen converging options and recorded budgets per decade, copy them into results/ and set chapter 05's
+# defaults to match; prints each study's wall time (over an hour each on two cores). The notebooks are not
+# re-executed: run make notebooks, make verify-studies and make test next. REGENERATE_ARGS: e.g. --dry-run,
+# --converging-options none --per-decade 4, --scheduler tcp://host:8786 (scripts/regenerate_studies.py --help).
+regenerate-studies: setup
+	$(PY) scripts/regenerate_studies.py $(REGENERATE_ARGS)
 
 # Execute every notebook in place at its default parameters (papermill through the runner,
 # whose kernel talks over IPC sockets, not TCP), strip volatile metadata.

@@ -8,7 +8,9 @@ the committed file bit for bit (`make verify-studies`, run by CI).
 The seed is drawn from each study's own seeds by the commit's hash (`git rev-parse HEAD`; outside a git checkout,
 by the library's source digest, and the script says so), so successive commits cover every seed.  The runs go to
 a local Dask cluster of `--workers` processes (or to `--scheduler`), their store is a temporary directory, and
-nothing is written into the repository.  Exit status 1 when any record differs (each difference is printed).
+nothing is written into the repository.  Where a study's checkpoints file lies beside it (the control's too), the
+seed's checkpoints must be the rerun's average policies and pyspiel's recheck must give the committed values.
+Exit status 1 when any record or checkpoint differs (each difference is printed).
 See `oscc_core.reporting.study_verification`.
 """
 from __future__ import annotations
@@ -41,7 +43,7 @@ def main(argv=None) -> int:
     plan, versions = [], {}
     for path in args.studies:
         body = json.loads(path.read_text(encoding="utf-8"))
-        parts = parts_of(body, path.stem)
+        parts = parts_of(body, path.stem, path.parent)
         seed = args.seed if args.seed is not None else draw_seed(parts[0].seeds, commit)
         why = "given by --seed" if args.seed is not None else \
             f"drawn by {how} from the study's {len(parts[0].seeds)} seeds"

@@ -40,6 +40,11 @@ def test_05_contrast_root_given_as_a_number_stops_before_writing(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+def test_05_an_unknown_converging_option_set_stops_before_writing(tmp_path):
+    assert_stops_naming("05_solver", tmp_path, "converging_options", converging_options="faster")
+    assert not (tmp_path / "results").exists()
+
+
 def test_06_seeds_overlapping_the_dev_seeds_stops_before_writing(tmp_path):
     assert_stops_naming("06_transfer", tmp_path, "dev_seeds", seeds=[13, 1001])
     assert not (tmp_path / "results").exists()

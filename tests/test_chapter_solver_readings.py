@@ -217,6 +217,7 @@ def test_the_papers_two_figures_and_the_rules_sensitivity(study):
     assert round(to["calls"]) == 473340 and round(plain["calls"]) == 498759     # the figures the issue recomputed
     assert study_view.calls_text(to["calls"]) == "470,000"                      # two significant figures
     assert study_view.gap_text(to) == "29 of 30 between 326,397 and 575,728"
+    assert study_view.gap_cell(to) == "29 of 30: 326,397–575,728"               # the table's shorter cell
     found = [study_view.crossing(s, 0.2) for s in study["runs"]["converging"]["cp_grpo"].values()]
     logs = np.log([c[0] for c in found if c is not None])
     half = scipy_stats.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / np.sqrt(len(logs))

@@ -9,7 +9,9 @@ maxima 4 and 50/9 (full coupling and independent branches at Kuhn's root), and t
 """
 from __future__ import annotations
 
+import gzip
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from notebook_runs import parameter_defaults
 from test_chapter_transfer import kuhn_contrast_variance, pyspiel_exploitability, read_checkpoints
 
-from oscc_core.chapters.transfer import parameters, study, study_view
+from oscc_core.chapters.transfer import kuhn_tuned, parameters, study, study_view
 from oscc_core.learning import study_design
 from oscc_core.learning.study import Task, run_task
 from oscc_core.reporting import claims
@@ -74,8 +76,9 @@ def op(p):
 def whole(p, op):
     result = study.run(p, op)
     check = study.check_checkpoints(result)
-    study.write(p, result, check)
-    return result, check
+    control_check = study.check_control_checkpoints(result)
+    study.write(p, result, check, control_check)
+    return result, check, control_check
 
 
 # ----- the converging operating point -----------------------------------------------------------
@@ -231,6 +234,79 @@ def test_every_checkpoint_is_keyed_kuhn_arm_seed_and_recomputed_by_pyspiel_equal
         assert whole[0]["study"]["runs"][arm][seed][top]["exploitability_average"] == pytest.approx(theirs, abs=MATCH)
         assert whole[1]["pyspiel"][key] == pytest.approx(theirs, abs=MATCH)
     assert whole[1]["max_abs_difference"] < MATCH
+
+
+def test_the_kuhn_tuned_controls_checkpoints_are_kept_and_recomputed_by_pyspiel_equal_its_values(p, whole):
+    game = pyspiel.load_game("kuhn_poker")
+    body = read_checkpoints(p.out_dir / kuhn_tuned.CHECKPOINTS_FILE)
+    assert set(body) == {f"kuhn_tuned/{arm}/{seed}" for arm in ARMS for seed in SEEDS}
+    top = str(10 * BUDGET)
+    for key, policy in body.items():
+        _, arm, seed = key.split("/")
+        theirs = pyspiel_exploitability(game, policy)
+        assert whole[0]["study"]["kuhn_tuned"]["runs"][arm][seed][top]["exploitability_average"] == \
+            pytest.approx(theirs, abs=MATCH)
+        assert whole[2]["pyspiel"][key] == pytest.approx(theirs, abs=MATCH)
+    assert whole[2]["agrees"] and whole[2]["missing"] == [] and whole[2]["max_abs_difference"] < MATCH
+    written = json.loads((p.out_dir / f"{study.STUDY_STEM}.json").read_text())
+    assert written["kuhn_tuned"]["checkpoints"]["file"] == kuhn_tuned.CHECKPOINTS_FILE
+    assert study_view.control_checkpoint_text(whole[2], MATCH).startswith("8 checkpoints of the control rechecked")
+
+
+def corrupted(p, tmp_path, change) -> Path:
+    """A copy of the control's checkpoints file with `change(body)` applied."""
+    body = read_checkpoints(p.out_dir / kuhn_tuned.CHECKPOINTS_FILE)
+    change(body)
+    path = tmp_path / kuhn_tuned.CHECKPOINTS_FILE
+    with gzip.open(path, "wt") as fh:
+        json.dump(body, fh)
+    return path
+
+
+def test_a_corrupted_or_missing_control_checkpoint_fails_the_recheck(p, whole, tmp_path):
+    def flip(body):                       # player 0's jack bets for sure instead of what it learned
+        policy = body["kuhn_tuned/cp_grpo/13"]
+        state = next(s for s in policy if s.startswith("0"))
+        policy[state] = [0.0, 1.0]
+    control = whole[0]["study"]["kuhn_tuned"]
+    check = kuhn_tuned.check_checkpoints(control, corrupted(p, tmp_path, flip), "kuhn", MATCH)
+    assert not check["agrees"] and check["max_abs_difference"] > MATCH
+    dropped = kuhn_tuned.check_checkpoints(control, corrupted(p, tmp_path, lambda b: b.pop("kuhn_tuned/ppo/17")),
+                                           "kuhn", MATCH)
+    assert not dropped["agrees"] and dropped["missing"] == ["kuhn_tuned/ppo/17"]
+    assert "MISSING for kuhn_tuned/ppo/17" in study_view.control_checkpoint_text(dropped, MATCH)
+
+
+def test_a_committed_study_without_control_checkpoints_says_so_and_still_shows(p, op, whole, tmp_path):
+    shutil.copyfile(p.out_dir / f"{study.STUDY_STEM}.json", tmp_path / f"{study.STUDY_STEM}.json")
+    shutil.copyfile(p.out_dir / study.CHECKPOINTS_FILE, tmp_path / study.CHECKPOINTS_FILE)
+    shown = study.run(committed_parameters(p, tmp_path / f"{study.STUDY_STEM}.json"), op)
+    assert shown["control_checkpoints_file"] is None and study.check_control_checkpoints(shown) is None
+    text = study_view.control_checkpoint_text(None, MATCH)
+    assert text.startswith("no checkpoints committed for the control")
+    assert study_view.control_checkpoint_frame(None, MATCH).iloc[0, 0] == text
+
+
+def test_verify_studies_reruns_a_seed_and_compares_its_checkpoints_and_a_corrupted_one_fails(p, whole, tmp_path):
+    from oscc_core.reporting import study_verification as sv
+    from oscc_core.reporting.results import clean
+
+    assert sv.CONTROL_CHECKPOINTS.format(stem=study.STUDY_STEM) == kuhn_tuned.CHECKPOINTS_FILE
+    body = json.loads((p.out_dir / f"{study.STUDY_STEM}.json").read_text())
+    parts = sv.parts_of(body, study.STUDY_STEM, p.out_dir)
+    assert [Path(part.checkpoints).name for part in parts] == [study.CHECKPOINTS_FILE, kuhn_tuned.CHECKPOINTS_FILE]
+    for part in parts:
+        results = [clean(run_task(t)) for t in sv.tasks_of(part, 17)]     # as the study's store keeps them
+        check = sv.compare(part, 17, results)
+        assert check["agrees"] and check["checkpoints"] == len(ARMS), check["differences"]
+    flipped = corrupted(p, tmp_path, lambda b: b["kuhn_tuned/grpo/17"].update(
+        {s: [1.0, 0.0] for s in list(b["kuhn_tuned/grpo/17"])[:2]}))
+    control = sv.Part(**{**parts[1].__dict__, "checkpoints": str(flipped)})
+    check = sv.compare(control, 17, [clean(run_task(t)) for t in sv.tasks_of(control, 17)])
+    assert not check["agrees"]
+    assert any(line.startswith("checkpoint kuhn_tuned/grpo/17: the committed policy differs") for line in
+               check["differences"])
+    assert sv.parts_of(body, study.STUDY_STEM, tmp_path / "empty")[1].checkpoints is None    # none committed
 
 
 @pytest.mark.parametrize("arm, share_opponent", [("cp_grpo", True), ("independent", False), ("ppo", False)])

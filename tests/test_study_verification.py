@@ -127,6 +127,10 @@ def test_the_committed_studies_agree_bit_for_bit_at_their_smallest_budget_and_no
     assert done.returncode == 0, done.stdout + done.stderr
     assert "05_solver_study: seed " in done.stdout and "06_transfer_study: seed " in done.stdout
     assert done.stdout.count("equals the committed one bit for bit") == 3
+    # below the largest budget no checkpoint is compared; the control's checkpoints are not committed yet
+    assert done.stdout.count("its checkpoints not compared (a rerun below the largest budget)") == 2
+    assert "06_transfer_study/kuhn_tuned: seed " in done.stdout and \
+        done.stdout.count("; no checkpoints file committed") == 1
     assert git_status() == before and list(tmp_path.iterdir()) == []
 
 
@@ -156,6 +160,6 @@ def test_a_record_moved_by_one_unit_in_the_last_place_fails_the_check_naming_it(
     assert "05_solver_study: seed 149, 1 differences in its 8 committed records:" in lines
     assert "06_transfer_study/kuhn_tuned: seed 149, 1 differences in its 4 committed records:" in lines
     assert "06_transfer_study: seed 149, each of its 4 records at every learner, arm and budget equals the " \
-           "committed one bit for bit" in lines
+           "committed one bit for bit; no checkpoints file committed" in lines      # the copies have none beside
     assert "unchanged: seed 149, each of its 8 records at every learner, arm and budget equals the committed one " \
-           "bit for bit" in lines
+           "bit for bit; no checkpoints file committed" in lines

@@ -41,6 +41,20 @@ def curve_budgets(base: int, multiples, per_decade: int = 4) -> tuple[int, ...]:
 #: them to its converging learner; its literal learner never takes them.
 FAST_OPTIONS = {"baseline": "history", "baseline_floor": 0.5, "alpha_decay": "inverse_sqrt", "alpha_horizon": 30.0,
                 "average_power": 2}
+#: The named option sets a study's converging learner may take (the solver chapter's `converging_options`):
+#: "none" is the committed studies' converging learner, "fast" issue 33's.  The default keeps the committed bytes.
+CONVERGING_OPTIONS = {"none": {}, "fast": FAST_OPTIONS}
+DEFAULT_OPTIONS = "none"
+#: Recorded budgets per decade of the committed studies (`curve_budgets`; neighbours about 1.78 apart).
+DEFAULT_PER_DECADE = 4
+
+
+def with_options(base: Schedule, name: str) -> Schedule:
+    """`base` carrying the named option set of `CONVERGING_OPTIONS` (its converging learner takes them; the
+    literal learner drops them, `learner_schedule`)."""
+    if name not in CONVERGING_OPTIONS:
+        raise ValueError(f"converging options must be one of {', '.join(CONVERGING_OPTIONS)}, got {name!r}.")
+    return replace(base, **{**LATER_DEFAULTS, **CONVERGING_OPTIONS[name]})
 
 
 def learner_schedule(learner: str, base: Schedule, eta: float, alpha: float = 0.0, kappa: float = 0.0) -> Schedule:
@@ -63,9 +77,10 @@ def chunks(seeds, size: int) -> list[tuple]:
 
 
 def study_tasks(game: str, choices: dict, base: Schedule, seeds, budget: int, multiples,
-                keep_tables: bool = True, runs_per_task: int = 10) -> list[Task]:
+                keep_tables: bool = True, runs_per_task: int = 10, per_decade: int = DEFAULT_PER_DECADE
+                ) -> list[Task]:
     """Every run of a study: each learner of `choices` ({learner: {arm: {"eta", "alpha", "kappa"}}}), each arm,
-    each seed (`runs_per_task` seeds to a task), recorded at `curve_budgets(budget, multiples)`; the literal
+    each seed (`runs_per_task` seeds to a task), recorded at `curve_budgets(budget, multiples, per_decade)`; the literal
     learner's grpo and ppo stop at `LITERAL_FULL_UP_TO` x budget.  The converging runs keep their checkpoint at
     the largest budget."""
     out = []
@@ -75,7 +90,7 @@ def study_tasks(game: str, choices: dict, base: Schedule, seeds, budget: int, mu
                 [m for m in multiples if m <= LITERAL_FULL_UP_TO]
             schedule = learner_schedule(learner, base, c["eta"], c.get("alpha", 0.0), c.get("kappa", 0.0))
             for group in chunks(seeds, runs_per_task):
-                out.append(Task.make(game, learner, arm, group, schedule, curve_budgets(budget, cap),
+                out.append(Task.make(game, learner, arm, group, schedule, curve_budgets(budget, cap, per_decade),
                                      keep_table=keep_tables and learner == CONVERGING))
     return out
 
@@ -167,15 +182,11 @@ def runs_table(results: list[dict]) -> dict:
 def calls_to(curve: dict, threshold: float) -> float | None:
     """The physical calls at which a run's average-policy exploitability first falls to `threshold` (chips),
     interpolated linearly in log calls and log exploitability between the two recorded budgets around the
-    crossing; None when it never does within the recorded budgets."""
-    points = sorted((int(b), rec["exploitability_average"]) for b, rec in curve.items())
-    if points[0][1] <= threshold:
-        return float(points[0][0])
-    for (b0, e0), (b1, e1) in zip(points, points[1:]):
-        if e1 <= threshold:
-            f = (np.log(e0) - np.log(threshold)) / (np.log(e0) - np.log(e1))
-            return float(np.exp(np.log(b0) + f * (np.log(b1) - np.log(b0))))
-    return None
+    crossing; None when it never does within the recorded budgets (`calls_rules.crossing`, the study's rule)."""
+    from oscc_core.learning.calls_rules import crossing
+
+    found = crossing(curve, threshold, "log")
+    return None if found is None else found[0]
 
 
 def _interval(values) -> dict:

@@ -30,6 +30,15 @@ from oscc_core.reporting.study_runner import run_tasks
 #: Grids the tuning starts from (extended at an edge, `learning.study_design.Grid`).
 LITERAL_GRID = design.Grid(eta=(2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0))
 CONVERGING_GRID = design.Grid(eta=(8.0, 16.0, 32.0, 64.0, 128.0), alpha=(0.0, 0.5, 2.0), kappa=(0.0, 0.01, 0.1))
+#: The grid the fast options' converging learner starts from: issue 33's final sweep (benchmarks/learner_ideas.md,
+#: sweep E1), whose best point (eta 64, alpha 0.5, kappa 0.003) lies inside it on every axis.  The committed grid
+#: cannot reach it (its smallest positive kappa is 0.01, and kappa grows only upward).
+FAST_GRID = design.Grid(eta=(32.0, 64.0, 128.0), alpha=(0.25, 0.5, 1.0), kappa=(0.001, 0.003, 0.01))
+#: The converging learner's starting grid for each named option set (`learning.study_design.CONVERGING_OPTIONS`).
+CONVERGING_GRIDS = {"none": CONVERGING_GRID, "fast": FAST_GRID}
+#: Design fields added after the committed studies: recorded only away from their defaults, so the committed
+#: designs keep their bytes (and a design without them reads as the defaults).
+LATER_DESIGN = {"converging_options": design.DEFAULT_OPTIONS, "curve_per_decade": design.DEFAULT_PER_DECADE}
 
 
 @dataclass(frozen=True)
@@ -46,19 +55,28 @@ class LearningStudy:
     tune_multiples: tuple = (("literal", 1), ("converging", 10))
     runs_per_task: int = 10                       # seeds a task trains in one batch (numbers never depend on it)
     grids: tuple = (("literal", LITERAL_GRID), ("converging", CONVERGING_GRID))
+    converging_options: str = design.DEFAULT_OPTIONS   # the named option set `base` carries (its name, recorded)
+    curve_per_decade: int = design.DEFAULT_PER_DECADE  # recorded budgets per decade (`study_design.curve_budgets`)
 
     def __post_init__(self):
         if set(self.seeds) & set(self.dev_seeds):
             raise ValueError(f"the reporting seeds and the development seeds must be disjoint; both hold "
                              f"{sorted(set(self.seeds) & set(self.dev_seeds))}.")
+        # One source of truth for the runs: the base schedule; the name must say what it carries.
+        if design.with_options(self.base, self.converging_options) != self.base:
+            raise ValueError(f"the base schedule does not carry the converging options "
+                             f"{self.converging_options!r} the design names (`study_design.with_options`).")
 
     def record(self) -> dict:
         out = asdict(self)
+        for name, default in LATER_DESIGN.items():
+            if out[name] == default:
+                del out[name]
         out["base"] = self.base.as_dict()
         out["grids"] = {name: asdict(g) for name, g in self.grids}
         out["tune_multiples"] = dict(self.tune_multiples)
         out["budgets"] = [self.budget * m for m in self.multiples]
-        out["recorded_budgets"] = list(design.curve_budgets(self.budget, self.multiples))
+        out["recorded_budgets"] = list(design.curve_budgets(self.budget, self.multiples, self.curve_per_decade))
         return out
 
     def tune(self, store, workers: int = 2, scheduler: str | None = None, learners=design.LEARNERS,
@@ -85,7 +103,7 @@ class LearningStudy:
             choices = {learner: {arm: {k: t[k] for k in ("eta", "alpha", "kappa")} for arm, t in arms.items()}
                        for learner, arms in tuning.items()}
         tasks = design.study_tasks(self.game, choices, self.base, self.seeds, self.budget, self.multiples,
-                                   runs_per_task=self.runs_per_task)
+                                   runs_per_task=self.runs_per_task, per_decade=self.curve_per_decade)
         done = run_tasks(tasks, store, workers, scheduler, device=device)
         runs = design.runs_table(done["results"])
         tables = {f"{r['task']['learner']}/{r['task']['arm']}/{seed}": table
@@ -95,6 +113,26 @@ class LearningStudy:
                 "summary": summary["by_budget"], "thresholds": summary["thresholds"]}
         return {"study": clean(body), "tables": tables, "seconds": done["seconds"], "workers": done["workers"],
                 "ran": done["ran"], "stored": done["stored"]}
+
+
+#: Design fields of a study that enter its converging operating point's rule (`rule_of_design`), beside the later
+#: fields of `LATER_DESIGN` when they are away from their defaults.
+RULE_FIELDS = ("dev_seeds", "budget", "tune_multiples", "grids")
+
+
+def rule_of_design(d: dict) -> dict:
+    """The rule that made a study's converging choices, from its design record `d`: the development seeds, budget,
+    tuning multiples and grids, and the converging options and recorded budgets per decade where they are not the
+    defaults (so a committed study's rule, and the operating point's digest, keep their bytes; a study with other
+    options or budgets freezes another operating point)."""
+    out = {k: d[k] for k in RULE_FIELDS}
+    out.update({k: d[k] for k, default in LATER_DESIGN.items() if d.get(k, default) != default})
+    return out
+
+
+def rule_base(base: Schedule, rule: dict) -> Schedule:
+    """`base` with the converging options the rule names (none when it names none)."""
+    return design.with_options(base, rule.get("converging_options", design.DEFAULT_OPTIONS))
 
 
 def literal_step_sizes(game: str, grid, dev_seeds, base: Schedule, budget: int, store, workers: int = 2,

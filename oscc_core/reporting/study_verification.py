@@ -19,6 +19,13 @@ bytes as the committed one (canonical JSON: every number, and every field);
 a record that is missing on either side is a difference too.  A run's
 records never depend on which other budgets or seeds its task holds
 (`learning.study`), so one seed alone reproduces the study's records.
+
+Where a checkpoints file lies beside the study file (``<stem>_checkpoints.json.gz``: the solver study's converging
+runs, keys ``converging/<arm>/<seed>``; the transfer study's, ``kuhn/<arm>/<seed>``; and its control's,
+``<stem>_control_checkpoints.json.gz``, keys ``kuhn_tuned/<arm>/<seed>``), the converging reruns keep their
+average policy at the largest budget, and each of the seed's committed checkpoints must be that policy, byte for
+byte, with pyspiel's exploitability of it the committed record's (`checkpoint_differences`).  A part without a
+file is said to have none (the transfer studies committed before issue 33 kept none for the control).
 """
 from __future__ import annotations
 
@@ -35,6 +42,11 @@ from oscc_core.learning.study import Task
 
 #: The key of the transfer study's Kuhn-tuned control (`chapters.transfer.kuhn_tuned.KEY`).
 CONTROL_KEY = "kuhn_tuned"
+#: Where a study file's checkpoints lie, beside it: the study's own, and its control's
+#: (`chapters.transfer.kuhn_tuned.CHECKPOINTS_FILE`; a test keeps the two names equal).
+CHECKPOINTS, CONTROL_CHECKPOINTS = "{stem}_checkpoints.json.gz", "{stem}_control_checkpoints.json.gz"
+#: chips: pyspiel's exploitability of a committed checkpoint against the committed record at the largest budget.
+CHECKPOINT_TOLERANCE = 1e-8
 
 
 @dataclass(frozen=True)
@@ -47,22 +59,28 @@ class Part:
     choices: dict       # {learner: {arm: {"eta", "alpha", "kappa"}}}
     runs: dict          # {learner: {arm: {seed: {budget: record}}}}
     seeds: tuple
+    checkpoints: str | None = None    # the committed checkpoints file of its converging runs (None: none committed)
+    key_prefix: str | None = None     # a checkpoint's key is "<prefix>/<arm>/<seed>" ("<learner>/..." when None)
 
 
-def parts_of(body: dict, name: str) -> list[Part]:
-    """The studies a committed study file holds (module docstring), each as a `Part`."""
-    def part(label, block, learner=None):
+def parts_of(body: dict, name: str, directory: Path | None = None) -> list[Part]:
+    """The studies a committed study file holds (module docstring), each as a `Part`, with the checkpoints files
+    that lie beside it in `directory` (none looked for when None)."""
+    def part(label, block, learner=None, file=CHECKPOINTS, prefix=None):
         d = block["design"]
         choices, runs = block["choices"], block["runs"]
         if learner is not None:
             choices, runs = {learner: choices}, {learner: runs}
-        return Part(label, d["game"], Schedule(**d["base"]), choices, runs, tuple(int(s) for s in d["seeds"]))
+        path = None if directory is None else Path(directory) / file.format(stem=name)
+        return Part(label, d["game"], Schedule(**d["base"]), choices, runs, tuple(int(s) for s in d["seeds"]),
+                    str(path) if path is not None and path.is_file() else None, prefix)
 
     if "operating_point" not in body:
         return [part(name, body)]
-    out = [part(name, body, design.CONVERGING)]
+    out = [part(name, body, design.CONVERGING, prefix=body["design"]["game"])]
     if CONTROL_KEY in body:
-        out.append(part(f"{name}/{CONTROL_KEY}", body[CONTROL_KEY], design.CONVERGING))
+        out.append(part(f"{name}/{CONTROL_KEY}", body[CONTROL_KEY], design.CONVERGING, CONTROL_CHECKPOINTS,
+                        CONTROL_KEY))
     return out
 
 
@@ -111,7 +129,8 @@ def tasks_of(part: Part, seed: int, up_to: int | None = None) -> list[Task]:
             if budgets:
                 schedule = design.learner_schedule(learner, part.base, c["eta"], c.get("alpha", 0.0),
                                                    c.get("kappa", 0.0))
-                out.append(Task.make(part.game, learner, arm, (seed,), schedule, budgets))
+                keep = part.checkpoints is not None and learner == design.CONVERGING and up_to is None
+                out.append(Task.make(part.game, learner, arm, (seed,), schedule, budgets, keep_table=keep))
     return out
 
 
@@ -148,22 +167,61 @@ def differences(committed: dict, rerun: dict) -> list[str]:
     return out
 
 
+def checkpoint_differences(part: Part, seed: int, results: list[dict]) -> tuple[int, list[str]]:
+    """(checkpoints compared, one line per difference) of `seed`'s committed checkpoints: each must be the rerun's
+    average policy at the largest budget, the same bytes, and pyspiel's exploitability of it must be the committed
+    record's at that budget (within `CHECKPOINT_TOLERANCE` chips).  Only the results that kept their table
+    (`tasks_of`: a committed checkpoints file, the full depth) are compared."""
+    from oscc_core.digest import canonical_json as canon
+    from oscc_core.learning.checkpoints import load_checkpoints, openspiel_exploitability
+    from oscc_core.policy import table_to_policy
+
+    kept = [r for r in results if r.get("tables")]
+    if not kept:
+        return 0, []
+    saved, lines = load_checkpoints(part.checkpoints), []
+    for r in kept:
+        learner, arm = r["task"]["learner"], r["task"]["arm"]
+        key = f"{part.key_prefix or learner}/{arm}/{seed}"
+        if key not in saved:
+            lines.append(f"checkpoint {key}: the rerun kept it, but {Path(part.checkpoints).name} does not hold it")
+            continue
+        if canon(saved[key]) != canon(table_to_policy(part.game, r["tables"][str(seed)])):
+            lines.append(f"checkpoint {key}: the committed policy differs from the rerun's average policy")
+        curve = part.runs[learner][arm][str(seed)]
+        ours = curve[str(max(int(b) for b in curve))]["exploitability_average"]
+        theirs = openspiel_exploitability(part.game, saved[key])
+        if not abs(ours - theirs) <= CHECKPOINT_TOLERANCE:
+            lines.append(f"checkpoint {key}: pyspiel gives {theirs!r} chips, the committed record {ours!r}")
+    return len(kept), lines
+
+
 def compare(part: Part, seed: int, results: list[dict], up_to: int | None = None) -> dict:
-    """The rerun of `part`'s `seed` (`results` of its `tasks_of`) against the committed records: {"label", "seed",
-    "records": committed records compared, "differences": lines, "agrees"}."""
+    """The rerun of `part`'s `seed` (`results` of its `tasks_of`) against the committed records and checkpoints:
+    {"label", "seed", "records": committed records compared, "checkpoints": committed checkpoints compared (None:
+    no file committed), "differences": lines, "agrees"}."""
     runs = design.runs_table(results)
     rerun = {(learner, arm, int(seed), int(budget)): rec for learner, arms in runs.items()
              for arm, seeds in arms.items() for budget, rec in seeds.get(str(seed), {}).items()}
     committed = recorded(part, seed, up_to)
     lines = differences(committed, rerun)
-    return {"label": part.label, "seed": seed, "records": len(committed), "differences": lines, "agrees": not lines}
+    saved = None
+    if part.checkpoints is not None:
+        saved, more = checkpoint_differences(part, seed, results)
+        lines += more
+    return {"label": part.label, "seed": seed, "records": len(committed), "checkpoints": saved,
+            "differences": lines, "agrees": not lines}
 
 
 def text(check: dict) -> str:
     """One line on a compared part (and one more per difference)."""
     head = f"{check['label']}: seed {check['seed']}, "
+    saved = check.get("checkpoints")
+    tail = ("; no checkpoints file committed" if saved is None else
+            f"; its {saved} checkpoints equal the rerun's policies and pyspiel's recheck" if saved else
+            "; its checkpoints not compared (a rerun below the largest budget)")
     if check["agrees"]:
         return head + f"each of its {check['records']} records at every learner, arm and budget equals the " \
-                      f"committed one bit for bit"
+                      f"committed one bit for bit" + tail
     return "\n".join([head + f"{len(check['differences'])} differences in its {check['records']} committed "
                       f"records:"] + [f"  {line}" for line in check["differences"]])

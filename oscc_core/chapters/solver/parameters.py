@@ -12,6 +12,7 @@ from pathlib import Path
 
 from oscc_core.engine.roots import parse_root
 from oscc_core.games import LEDUC
+from oscc_core.learning import study_design as design
 from oscc_core.learning.loop import Schedule
 from oscc_core.learning.operating_point import budget_schedule
 from oscc_core.reporting import params
@@ -21,13 +22,16 @@ NAMES = ("diagnostic_seeds", "policy_seeds", "dev_seeds", "sensitivity_seeds", "
          "epochs", "epsilon", "group_size", "learning_rate", "eta_grid", "budget", "gae_lambda", "value_rate",
          "update_replicates", "contrast_root", "contrast_groups", "scale_iterations", "scale_seeds",
          "scale_decay", "kuhn_cfr_iterations", "leduc_cfr_iterations", "calibration_labels", "frozen_comparisons",
-         "frozen_epsilon", "frozen_z", "opponent", "study_seeds", "study_multiples", "study_file", "study_store",
+         "frozen_epsilon", "frozen_z", "opponent", "study_seeds", "study_multiples", "converging_options", "curve_per_decade", "study_file",
+         "study_store",
          "workers", "scheduler", "device", "output_dir")
 SEED_LIST_MAX = 64
 #: Upper estimate of one replicate run's memory in the update-variance pass (logits, plans, lanes).
 REPLICATE_BYTES = 1 << 20
 MAX_BUDGET = 10_000_000
 MAX_SCALE_ITERATIONS = 100_000
+#: The most recorded budgets per decade (each costs an exact evaluation of every run and a kept state).
+MAX_PER_DECADE = 64
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,8 @@ class Parameters:
     opponent: str
     study_seeds: list
     study_multiples: list
+    converging_options: str         # the converging learner's named option set (`study_design.CONVERGING_OPTIONS`)
+    curve_per_decade: int           # the study's recorded budgets per decade (curves and calls-to-threshold)
     study_file: str                 # "": run the whole study; else the committed study to show (a path)
     study_store: str                # directory of finished runs ("": a fresh temporary one)
     workers: int
@@ -120,7 +126,30 @@ def _floats(name: str, value, low: float, high: float) -> list:
 def _check_study(v: dict) -> None:
     """The learning study's parameters, in place in `v`."""
     v["study_seeds"] = _seeds("study_seeds", v["study_seeds"], minimum=2)
+    v["converging_options"] = params.check_choice("converging_options", v["converging_options"],
+                                                  tuple(design.CONVERGING_OPTIONS))
+    v["curve_per_decade"] = params.check_int("curve_per_decade", v["curve_per_decade"], 1, MAX_PER_DECADE)
     params.check_study(v, MAX_BUDGET)
+    if v["study_file"]:
+        _check_shown_options(v["study_file"], v["converging_options"])
+
+
+def _check_shown_options(path: str, options: str) -> None:
+    """A committed study is shown beside a live rerun of part of it, compared record by record, so the rerun must
+    run the learner the study ran: the same converging options (the recorded budgets may differ: only the records
+    both hold are compared)."""
+    import json
+
+    try:
+        recorded = json.loads(Path(path).read_text(encoding="utf-8"))["design"].get("converging_options",
+                                                                                     design.DEFAULT_OPTIONS)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise params.ParameterError(f"study_file must be a learning study's results file (with its design) or '', "
+                                    f"but {path!r} is not one.") from None
+    if recorded != options:
+        raise params.ParameterError(f"converging_options must be {recorded!r}, the options of the study shown "
+                                    f"({path}), got {options!r}; set study_file to '' to run a study with other "
+                                    f"options.")
 
 
 def validate(mapping: Mapping) -> Parameters:

@@ -22,7 +22,7 @@ from pathlib import Path
 from oscc_core.learning import study_design as design
 from oscc_core.learning.checkpoints import openspiel_check, save_checkpoints
 from oscc_core.reporting import claims, learning_study
-from oscc_core.reporting.learning_study import CONVERGING_GRID, LearningStudy
+from oscc_core.reporting.learning_study import CONVERGING_GRIDS, LearningStudy
 from oscc_core.reporting.results import clean
 
 STUDY_STEM, CHECKPOINTS_FILE = "05_solver_study", "05_solver_study_checkpoints.json.gz"
@@ -41,10 +41,14 @@ def thresholds() -> tuple[float, ...]:
 
 
 def design_of(p, seeds=None, multiples=None) -> LearningStudy:
-    """The study the parameters `p` describe (seeds and multiples default to the parameters')."""
+    """The study the parameters `p` describe (seeds and multiples default to the parameters'): the converging
+    learner with the named options of `p.converging_options` and their starting grid, every run recorded at
+    `p.curve_per_decade` budgets per decade."""
     return LearningStudy(p.game, p.budget, tuple(multiples or p.study_multiples), tuple(seeds or p.study_seeds),
-                         tuple(p.dev_seeds), thresholds(), p.base_schedule(),
-                         grids=(("literal", design.Grid(eta=tuple(p.eta_grid))), ("converging", CONVERGING_GRID)))
+                         tuple(p.dev_seeds), thresholds(), design.with_options(p.base_schedule(), p.converging_options),
+                         grids=(("literal", design.Grid(eta=tuple(p.eta_grid))),
+                                ("converging", CONVERGING_GRIDS[p.converging_options])),
+                         converging_options=p.converging_options, curve_per_decade=p.curve_per_decade)
 
 
 def store(p) -> str:
@@ -96,7 +100,6 @@ def converging_operating_point(p, shown: dict):
     chapter builds the same object from the same file and prints the same digest)."""
     from oscc_core.learning.operating_point import study_operating_point
 
-    d = shown["design"]
-    rule = {"dev_seeds": d["dev_seeds"], "budget": d["budget"], "tune_multiples": d["tune_multiples"],
-            "grids": d["grids"]}
-    return study_operating_point(p.game, p.base_schedule(), "converging", shown["choices"]["converging"], rule)
+    rule = learning_study.rule_of_design(shown["design"])
+    return study_operating_point(p.game, learning_study.rule_base(p.base_schedule(), rule), "converging",
+                                 shown["choices"]["converging"], rule)

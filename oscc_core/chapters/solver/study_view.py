@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from oscc_core.chapters.solver import study_coupling
 from oscc_core.chapters.solver.figures import WIDE_TEXT_PT
 from oscc_core.chapters.solver.study import PAPER_EXPLOITABILITY
+from oscc_core.learning import calls_rules
 from oscc_core.method.stats import t_interval
 from oscc_core.reporting import claims
 from oscc_core.reporting import study_tables as tables
@@ -53,43 +55,14 @@ CALLS_RULES = (("geometric mean, log-log (the book's rule)", "log", "geometric")
                ("geometric mean, linear", "linear", "geometric"))
 
 
-def crossing(curve: dict, threshold: float, interpolation: str = "log") -> tuple[float, int, int] | None:
-    """(calls, stored budget before, stored budget after) at which one run's average-policy exploitability first
-    falls to `threshold` (chips), interpolated between the two stored budgets around the crossing, linearly in
-    log calls and log exploitability ("log", the study's `calls_to`) or in calls and exploitability ("linear");
-    (first budget, it, it) when the run starts at or below it; None when it never gets there."""
-    points = sorted((int(b), rec["exploitability_average"]) for b, rec in curve.items())
-    if points[0][1] <= threshold:
-        return float(points[0][0]), points[0][0], points[0][0]
-    for (b0, e0), (b1, e1) in zip(points, points[1:]):
-        if e1 <= threshold:
-            if interpolation == "log":
-                f = (np.log(e0) - np.log(threshold)) / (np.log(e0) - np.log(e1))
-                return float(np.exp(np.log(b0) + f * (np.log(b1) - np.log(b0)))), b0, b1
-            return float(b0 + (e0 - threshold) / (e0 - e1) * (b1 - b0)), b0, b1
-    return None
+crossing = calls_rules.crossing
 
 
 def calls_to(study: dict, learner: str, arm: str, threshold: float, interpolation: str = "log",
              mean: str = "geometric") -> dict:
-    """Calls to reach `threshold` over the study's seeds under one rule: {"calls" (the mean over the seeds that
-    reach it), "low", "high" (its 95% interval: exp(t-interval of log calls) for a geometric mean, the t-interval
-    for an arithmetic one; None with fewer than two seeds), "reached", "seeds", "gaps" ({(before, after): seeds
-    crossing between those stored budgets})}."""
-    found = [crossing(curve, threshold, interpolation) for curve in study["runs"][learner][arm].values()]
-    hits = [c for c in found if c is not None]
-    out = {"calls": None, "low": None, "high": None, "reached": len(hits), "seeds": len(found), "gaps": {}}
-    for _, b0, b1 in hits:
-        out["gaps"][(b0, b1)] = out["gaps"].get((b0, b1), 0) + 1
-    calls = np.array([c for c, _, _ in hits], dtype=np.float64)
-    if not calls.size:
-        return out
-    geometric = mean == "geometric"
-    out["calls"] = float(np.exp(np.log(calls).mean())) if geometric else float(calls.mean())
-    if calls.size >= 2 and np.ptp(calls) > 0:
-        iv = t_interval(np.log(calls) if geometric else calls)
-        out["low"], out["high"] = (float(np.exp(iv.low)), float(np.exp(iv.high))) if geometric else (iv.low, iv.high)
-    return out
+    """Calls to reach `threshold` over the study's seeds under one rule (`learning.calls_rules.calls_over_seeds`):
+    {"calls", "low", "high", "reached", "seeds", "gaps" ({(before, after): seeds crossing between them})}."""
+    return calls_rules.calls_over_seeds(study["runs"][learner][arm].values(), threshold, interpolation, mean)
 
 
 def calls_text(x: float | None, figures: int = CALLS_FIGURES) -> str:
@@ -104,6 +77,14 @@ def gap_text(t: dict) -> str:
     (b0, b1), n = max(t["gaps"].items(), key=lambda kv: (kv[1], -kv[0][0]))
     where = f"at or before {b0:,}" if b0 == b1 else f"between {b0:,} and {b1:,}"
     return f"{n} of {t['reached']} {where}"
+
+
+def gap_cell(t: dict) -> str:
+    """`gap_text` short enough for a table cell: '29 of 30: 326,397–575,728', '30 of 30: at 6,144', or '—'."""
+    if not t["gaps"]:
+        return "—"
+    (b0, b1), n = max(t["gaps"].items(), key=lambda kv: (kv[1], -kv[0][0]))
+    return f"{n} of {t['reached']}: " + (f"at {b0:,}" if b0 == b1 else f"{b0:,}–{b1:,}")
 
 
 def never_reached(study: dict) -> list[tuple[str, str]]:
@@ -122,8 +103,10 @@ def never_text(study: dict) -> str:
 
 def thresholds_frame(study: dict):
     """(learner, arm, threshold): calls to reach it by the study's rule (`CALLS_RULE`), to `CALLS_FIGURES`
-    significant figures, its 95% interval over seeds, the seeds that reach it, and between which stored budgets
-    most of them cross; the arms no seed of which reaches any threshold are left out (`never_text`)."""
+    significant figures, its 95% interval over seeds, the seeds that reach it, between which stored budgets
+    most of them cross, and how far the alternative rule (arithmetic mean, linear interpolation) moves it
+    (`learning.calls_rules.rule_effect`: whether the stored budgets support the printed precision); the arms no
+    seed of which reaches any threshold are left out (`never_text`)."""
     import pandas as pd
 
     rows = []
@@ -137,7 +120,9 @@ def thresholds_frame(study: dict):
                              "95% interval over seeds": "—" if t["low"] is None else
                              f"[{calls_text(t['low'])}, {calls_text(t['high'])}]",
                              "seeds that reach it": f"{t['reached']} of {t['seeds']}",
-                             "most cross between stored budgets": gap_text(t)})
+                             "most cross between stored budgets": gap_cell(t),
+                             "other rule (its interpolation)": study_coupling.rule_effect_text(
+                                 study_coupling.rule_effect(study, learner, arm, float(th)))})
     return pd.DataFrame(rows).set_index(["learner", "arm", "threshold (chips)"])
 
 
@@ -287,7 +272,8 @@ def chapter_glue(p, learning: dict, converging_digest: str) -> dict[str, str]:
     shown = learning["study"]
     live = (f"{', '.join(map(str, p.study_seeds))} at {', '.join(f'{m}x' for m in p.study_multiples)}"
             if p.study_file else "none: the whole study ran here")
-    return {**glue_values(shown, learning["live_check"]), "study_run": tables.run_text(shown.get("run")),
+    return {**glue_values(shown, learning["live_check"]), **study_coupling.glue_values(shown),
+            "study_run": tables.run_text(shown.get("run")),
             "study_last_iterate": last_iterate_sentence(shown), "study_live": live,
             "converging_digest": converging_digest}
 

@@ -19,16 +19,19 @@ Its record (key ``kuhn_tuned`` of the transfer study's file) has the frozen
 study's shape with the tuning beside it: ``design`` (with the rule's dev
 seeds, grids and tuning multiple), ``tuning.<arm>`` (every score tried),
 ``choices.<arm>``, ``runs.<arm>.<seed>.<budget>``, ``summary.<budget>``,
-``thresholds.<arm>``.  Units: exploitability in chips, budgets in physical
+``thresholds.<arm>``, and, for a study run whole since issue 33, ``checkpoints``
+(pyspiel's recheck of its checkpoints file, `check_checkpoints`).  Units: exploitability in chips, budgets in physical
 calls.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
+from oscc_core.learning import checkpoints
 from oscc_core.learning import study_design as design
 from oscc_core.learning.operating_point import OperatingPoint
 from oscc_core.reporting.learning_study import LearningStudy
@@ -38,6 +41,9 @@ from oscc_core.reporting.study_runner import run_tasks
 KEY = "kuhn_tuned"
 LEARNER = design.CONVERGING
 CHOICE_FIELDS = ("eta", "alpha", "kappa")
+#: The control's checkpoints (keys "kuhn_tuned/<arm>/<seed>"), beside the frozen study's file; the studies committed
+#: before issue 33 have none (the chapter says so).
+CHECKPOINTS_FILE = "06_transfer_study_control_checkpoints.json.gz"
 
 
 def rule_of(op: OperatingPoint) -> dict:
@@ -97,8 +103,39 @@ def run(control: LearningStudy, store, workers: int, scheduler: str | None, choi
         tuning = tune(control, counted)
         choices = choices_of(tuning)
     done = control.run(store, {LEARNER: choices}, workers, scheduler, device)
-    return {"study": reshape(done["study"], tuning), "ran": counts["ran"] + done["ran"],
+    return {"study": reshape(done["study"], tuning), "tables": done["tables"], "ran": counts["ran"] + done["ran"],
             "stored": counts["stored"] + done["stored"]}
+
+
+# ----- the control's checkpoints, rechecked by pyspiel ------------------------------------------------
+def save_checkpoints(out_dir, game: str, tables: dict) -> Path:
+    """Each control run's average policy at the largest budget (`tables`: {"converging/<arm>/<seed>": table}, the
+    study's) as "kuhn_tuned/<arm>/<seed>" in `CHECKPOINTS_FILE` under `out_dir`; returns the path."""
+    kept = {f"{KEY}/{key.split('/', 1)[1]}": (game, table) for key, table in tables.items()
+            if key.startswith(f"{LEARNER}/")}
+    return checkpoints.save_checkpoints(Path(out_dir) / CHECKPOINTS_FILE, kept)
+
+
+def check_checkpoints(control: dict, path, game: str, tolerance: float) -> dict | None:
+    """pyspiel's exploitability of every control checkpoint in `path` beside the control's own value at its largest
+    budget (chips): {file, ours, pyspiel, max_abs_difference, missing (runs without a checkpoint), agrees (none
+    missing, every difference within `tolerance`)}; None when `path` is None (no checkpoints were kept)."""
+    if path is None:
+        return None
+    top = str(max(int(b) for b in control["design"]["recorded_budgets"]))
+    ours = {f"{KEY}/{arm}/{seed}": runs[top]["exploitability_average"]
+            for arm, seeds in control["runs"].items() for seed, runs in seeds.items() if top in runs}
+    saved = checkpoints.load_checkpoints(path)
+    missing = sorted(set(ours) - set(saved))
+    # A key the study does not know is a file of another study: compare nothing rather than guess.
+    strangers = sorted(set(saved) - set(ours))
+    if strangers:
+        raise ValueError(f"{Path(path).name} holds checkpoints the control did not run: {strangers[:3]}.")
+    check = checkpoints.openspiel_check(path, {k: v for k, v in ours.items() if k in saved}, lambda key: game) \
+        if saved else {"file": Path(path).name, "ours": {}, "pyspiel": {}, "max_abs_difference": None}
+    difference = check["max_abs_difference"]
+    return clean({**check, "missing": missing,
+                  "agrees": not missing and difference is not None and difference <= tolerance})
 
 
 # ----- the control beside the frozen study --------------------------------------------------------

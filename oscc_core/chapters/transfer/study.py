@@ -25,7 +25,10 @@ calls, as integer-valued keys; exploitability in chips).  Beside it, under
 ``kuhn_tuned``, the Kuhn-tuned control (`kuhn_tuned`): the same learner with
 its choices made on Kuhn's development seeds by the same rule, run on the
 same seeds and budgets; the live rerun covers it too, at its committed
-choices.
+choices.  A study run whole keeps the control's checkpoints too
+(``"kuhn_tuned/<arm>/<seed>"``, `kuhn_tuned.CHECKPOINTS_FILE`), rechecked by
+pyspiel as the frozen study's are; a committed study without them is shown
+with a sentence saying so (`check_control_checkpoints` gives None).
 """
 from __future__ import annotations
 
@@ -51,8 +54,9 @@ PAPER_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent", "grpo": 
              "ppo": "standard_ppo"}
 #: The arms whose Kuhn exploitability in the paper's transfer table the calls-to table asks about.
 TARGET_ARMS = ("cp_grpo", "ppo")
-#: Design fields of the Leduc study that enter the converging operating point's rule.
-RULE_FIELDS = ("dev_seeds", "budget", "tune_multiples", "grids")
+#: Design fields of the Leduc study that enter the converging operating point's rule (with its converging options
+#: and recorded budgets per decade when they are not the defaults: `reporting.learning_study.rule_of_design`).
+RULE_FIELDS = learning_study.RULE_FIELDS
 CHECK_TOLERANCE = 1e-8       # chips: a checkpoint's exploitability by pyspiel against the study's value
 
 
@@ -75,7 +79,7 @@ def leduc_rule(p) -> dict:
     the tuning budgets' multiples, the grids), as JSON values (the solver chapter's design at its defaults)."""
     leduc = LearningStudy(p.source_game, p.budget, (1,), (), tuple(p.dev_seeds), (), p.base_schedule(),
                           grids=(("literal", design.Grid(eta=tuple(p.eta_grid))), ("converging", CONVERGING_GRID)))
-    return json.loads(json.dumps({k: leduc.record()[k] for k in RULE_FIELDS}))
+    return json.loads(json.dumps(learning_study.rule_of_design(leduc.record())))
 
 
 def leduc_choices(p) -> dict:
@@ -84,7 +88,7 @@ def leduc_choices(p) -> dict:
     parameters"} (module docstring)."""
     body = json.loads(Path(p.leduc_study).read_text(encoding="utf-8"))
     if "choices" in body and "design" in body:
-        return {"choices": body["choices"][LEARNER], "rule": {k: body["design"][k] for k in RULE_FIELDS},
+        return {"choices": body["choices"][LEARNER], "rule": learning_study.rule_of_design(body["design"]),
                 "design_from": "the study file"}
     if LEARNER not in body:
         raise ValueError(f"{p.leduc_study} holds neither a learning study (choices and design) nor the learners' "
@@ -94,14 +98,21 @@ def leduc_choices(p) -> dict:
 
 def converging_operating_point(p, leduc: dict) -> OperatingPoint:
     """The converging learner's frozen operating point on the source game (`leduc` from `leduc_choices`)."""
-    return study_operating_point(p.source_game, p.base_schedule(), LEARNER, leduc["choices"], leduc["rule"])
+    return study_operating_point(p.source_game, learning_study.rule_base(p.base_schedule(), leduc["rule"]), LEARNER,
+                                 leduc["choices"], leduc["rule"])
 
 
 # ----- the Kuhn study ----------------------------------------------------------------------------
-def design_of(p, seeds=None, multiples=None) -> LearningStudy:
-    """The Kuhn study of the parameters `p` (seeds and multiples default to the parameters')."""
+def design_of(p, seeds=None, multiples=None, rule: dict | None = None) -> LearningStudy:
+    """The Kuhn study of the parameters `p` (seeds and multiples default to the parameters') at the Leduc study's
+    `rule` (the operating point's: its converging options and recorded budgets per decade; default: none of the
+    options, the committed density)."""
+    rule = rule or {}
+    options = rule.get("converging_options", design.DEFAULT_OPTIONS)
     return LearningStudy(p.target_game, p.budget, tuple(multiples or p.study_multiples),
-                         tuple(seeds or p.study_seeds), tuple(p.dev_seeds), thresholds(), p.base_schedule())
+                         tuple(seeds or p.study_seeds), tuple(p.dev_seeds), thresholds(),
+                         learning_study.rule_base(p.base_schedule(), rule), converging_options=options,
+                         curve_per_decade=int(rule.get("curve_per_decade", design.DEFAULT_PER_DECADE)))
 
 
 def cluster(p):
@@ -128,41 +139,58 @@ def reshape(study: dict, op: OperatingPoint) -> dict:
 def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
     """The Kuhn study at the frozen converging operating point `op`, its tasks sent to the Dask cluster at
     `scheduler` (else `p.scheduler`'s, else a local one of `p.workers`): {"study", "live_check" or None,
-    "checkpoints_file", "seconds", "workers", "ran", "stored"} (module docstring); the study holds the Kuhn-tuned
-    control under "kuhn_tuned" (`kuhn_tuned.run`: tuned and run here, or rerun live at its committed choices), and
-    the live check covers both.  Raises StaleStudy when the committed study ran at another operating point or has
-    no control."""
-    where, start, choices = store(p), time.perf_counter(), {LEARNER: op.arm_choices()}
-    control_study = kuhn_tuned.control_design(design_of(p), kuhn_tuned.rule_of(op))    # refuses bad seeds first
-    scheduler = scheduler or p.scheduler or None
-    workers = (p.scheduler or p.workers) if p.torch_device.type == "cpu" else f"in process on {p.torch_device}"
+    "checkpoints_file", "control_checkpoints_file" (None when no file holds the control's), "seconds", "workers",
+    "ran", "stored"} (module docstring); the study holds the Kuhn-tuned control under "kuhn_tuned"
+    (`kuhn_tuned.run`: tuned and run here, or rerun live at its committed choices), and the live check covers
+    both.  Raises StaleStudy when the committed study ran at another operating point or has no control."""
+    frozen = design_of(p, rule=kuhn_tuned.rule_of(op))
+    control_study = kuhn_tuned.control_design(frozen, kuhn_tuned.rule_of(op))    # refuses bad seeds first
+    run_on = {"where": store(p), "scheduler": scheduler or p.scheduler or None, "start": time.perf_counter(),
+              "workers": (p.scheduler or p.workers) if p.torch_device.type == "cpu" else
+              f"in process on {p.torch_device}"}
     if p.study_file:
-        committed = json.loads(Path(p.study_file).read_text(encoding="utf-8"))
-        if committed["operating_point"]["digest"] != op.digest:
-            raise StaleStudy(f"{p.study_file} ran at the converging operating point "
-                             f"{committed['operating_point']['digest'][:12]}, but the Leduc study now freezes "
-                             f"{op.digest[:12]}: rerun the Kuhn study (python -m oscc_core run transfer -p "
-                             f"study_file '' ...).")
-        if kuhn_tuned.KEY not in committed:
-            raise StaleStudy(f"{p.study_file} has no Kuhn-tuned control ('{kuhn_tuned.KEY}'): rerun the Kuhn study "
-                             f"(python -m oscc_core run transfer -p study_file '' ...).")
-        live = design_of(p).run(where, choices, p.workers, scheduler, p.torch_device)
-        control = kuhn_tuned.run(control_study, where, p.workers, scheduler, committed[kuhn_tuned.KEY]["choices"],
-                                 p.torch_device)
-        bitwise, why = learning_study.bit_equality_expected(committed)     # the control's manifest is the study's
-        checks = {"frozen": learning_study.live_check(committed, reshape(live["study"], op), bitwise),
-                  kuhn_tuned.KEY: learning_study.live_check(committed[kuhn_tuned.KEY], control["study"], bitwise)}
-        return {"study": committed, "live_check": combined_check(checks, why),
-                "checkpoints_file": Path(p.study_file).with_name(CHECKPOINTS_FILE),
-                "seconds": time.perf_counter() - start, "workers": workers, "ran": live["ran"] + control["ran"],
-                "stored": live["stored"] + control["stored"]}
-    done = design_of(p).run(where, choices, p.workers, scheduler, p.torch_device)
-    control = kuhn_tuned.run(control_study, where, p.workers, scheduler, device=p.torch_device)
+        return _show(p, op, frozen, control_study, run_on)
+    return _run_whole(p, op, frozen, control_study, run_on)
+
+
+def _show(p, op: OperatingPoint, frozen: LearningStudy, control_study: LearningStudy, on: dict) -> dict:
+    """The committed study, with a small part of it (and of its control) rerun live and checked against it."""
+    committed = json.loads(Path(p.study_file).read_text(encoding="utf-8"))
+    if committed["operating_point"]["digest"] != op.digest:
+        raise StaleStudy(f"{p.study_file} ran at the converging operating point "
+                         f"{committed['operating_point']['digest'][:12]}, but the Leduc study now freezes "
+                         f"{op.digest[:12]}: rerun the Kuhn study (python -m oscc_core run transfer -p "
+                         f"study_file '' ...).")
+    if kuhn_tuned.KEY not in committed:
+        raise StaleStudy(f"{p.study_file} has no Kuhn-tuned control ('{kuhn_tuned.KEY}'): rerun the Kuhn study "
+                         f"(python -m oscc_core run transfer -p study_file '' ...).")
+    live = frozen.run(on["where"], {LEARNER: op.arm_choices()}, p.workers, on["scheduler"], p.torch_device)
+    control = kuhn_tuned.run(control_study, on["where"], p.workers, on["scheduler"],
+                             committed[kuhn_tuned.KEY]["choices"], p.torch_device)
+    bitwise, why = learning_study.bit_equality_expected(committed)     # the control's manifest is the study's
+    checks = {"frozen": learning_study.live_check(committed, reshape(live["study"], op), bitwise),
+              kuhn_tuned.KEY: learning_study.live_check(committed[kuhn_tuned.KEY], control["study"], bitwise)}
+    control_file = Path(p.study_file).with_name(kuhn_tuned.CHECKPOINTS_FILE)
+    return {"study": committed, "live_check": combined_check(checks, why),
+            "checkpoints_file": Path(p.study_file).with_name(CHECKPOINTS_FILE),
+            "control_checkpoints_file": control_file if control_file.is_file() else None,
+            "seconds": time.perf_counter() - on["start"], "workers": on["workers"],
+            "ran": live["ran"] + control["ran"], "stored": live["stored"] + control["stored"]}
+
+
+def _run_whole(p, op: OperatingPoint, frozen: LearningStudy, control_study: LearningStudy, on: dict) -> dict:
+    """The whole study and its control (tuned on Kuhn's development seeds here), each run's average policy at the
+    largest budget saved as a checkpoint: the frozen study's as "kuhn/<arm>/<seed>", the control's as
+    "kuhn_tuned/<arm>/<seed>" in a file of its own (`kuhn_tuned.save_checkpoints`)."""
+    done = frozen.run(on["where"], {LEARNER: op.arm_choices()}, p.workers, on["scheduler"], p.torch_device)
+    control = kuhn_tuned.run(control_study, on["where"], p.workers, on["scheduler"], device=p.torch_device)
     tables = {f"{p.target_game}/{key.split('/', 1)[1]}": (p.target_game, table)
               for key, table in done["tables"].items() if key.startswith(f"{LEARNER}/")}
     path = save_checkpoints(Path(p.out_dir) / CHECKPOINTS_FILE, tables)
+    control_path = kuhn_tuned.save_checkpoints(Path(p.out_dir), p.target_game, control["tables"])
     return {"study": {**reshape(done["study"], op), kuhn_tuned.KEY: control["study"]}, "live_check": None,
-            "checkpoints_file": path, "seconds": time.perf_counter() - start, "workers": workers,
+            "checkpoints_file": path, "control_checkpoints_file": control_path,
+            "seconds": time.perf_counter() - on["start"], "workers": on["workers"],
             "ran": done["ran"] + control["ran"], "stored": done["stored"] + control["stored"]}
 
 
@@ -191,6 +219,13 @@ def check_checkpoints(result: dict) -> dict:
     return clean(openspiel_check(result["checkpoints_file"], ours, lambda key: key.split("/")[0]))
 
 
+def check_control_checkpoints(result: dict) -> dict | None:
+    """pyspiel's recheck of the Kuhn-tuned control's checkpoints (`kuhn_tuned.check_checkpoints`), or None when no
+    file holds them (the studies committed before issue 33 kept none)."""
+    return kuhn_tuned.check_checkpoints(result["study"][kuhn_tuned.KEY], result.get("control_checkpoints_file"),
+                                        result["study"]["design"]["game"], CHECK_TOLERANCE)
+
+
 def checkpoint_contrast(result: dict, root: str) -> dict:
     """{"kuhn/<arm>/<seed>": the exact budget-1 contrast variance (chips^2) of the arm's construction at `root`
     with the checkpoint as continuation}, from the checkpoints file read back."""
@@ -212,27 +247,35 @@ def proved_maxima(root: str) -> dict:
     return out
 
 
-def write(p, result: dict, check: dict) -> Path | None:
+def write(p, result: dict, check: dict, control_check: dict | None = None) -> Path | None:
     """`06_transfer_study.json` in the output directory when the whole study ran (with the pyspiel check of its
-    checkpoints and a manifest: the parameters, the library's source digest; the wall time and workers beside)."""
+    checkpoints, and of the control's under "kuhn_tuned.checkpoints", and a manifest: the parameters, the
+    library's source digest; the wall time and workers beside)."""
     if result["live_check"] is not None:
         return None
     from oscc_core.reporting.results import write_results
 
-    body = {**result["study"], "checkpoints": check,
+    study = result["study"]
+    if control_check is not None:
+        study = {**study, kuhn_tuned.KEY: {**study[kuhn_tuned.KEY], "checkpoints": control_check}}
+    body = {**study, "checkpoints": check,
             "run": {"seconds": round(result["seconds"], 1), "workers": result["workers"], "ran": result["ran"],
                     "stored": result["stored"]}}
     return write_results(p.out_dir, STUDY_STEM, p.record, body, "cpu")
 
 
-def record(result: dict, check: dict, contrast: dict, maxima: dict, leduc: dict, root: str) -> dict:
+def record(result: dict, check: dict, contrast: dict, maxima: dict, leduc: dict, root: str,
+           control_check: dict | None = None) -> dict:
     """What the chapter's results file keeps of the study and of its Kuhn-tuned control (the runs, and every
-    score the control's tuning tried, stay in the study's own file)."""
+    score the control's tuning tried, stay in the study's own file; the control's checkpoint check is None when
+    no checkpoints of it were kept)."""
     study, tuned = result["study"], result["study"][kuhn_tuned.KEY]
     kept = ("eta", "alpha", "kappa", "score", "extensions", "at_edge")
     control = {"design": tuned["design"], "choices": tuned["choices"], "summary": tuned["summary"],
                "thresholds": tuned["thresholds"],
-               "tuning": {arm: {k: t[k] for k in kept} for arm, t in (tuned["tuning"] or {}).items()}}
+               "tuning": {arm: {k: t[k] for k in kept} for arm, t in (tuned["tuning"] or {}).items()},
+               "checkpoints": None if control_check is None else
+               {k: control_check[k] for k in ("file", "max_abs_difference", "missing", "agrees")}}
     return clean({kuhn_tuned.KEY: control, "operating_point": study["operating_point"],
                   "leduc_rule_from": leduc["design_from"],
                   "design": study["design"], "choices": study["choices"], "summary": study["summary"],

@@ -94,6 +94,30 @@ def checkpoint_frame(check: dict, tolerance: float):
     return _frame(rows, "checkpoint")
 
 
+NO_CONTROL_CHECKPOINTS = ("no checkpoints committed for the control: the committed study predates them (a study "
+                          "run whole keeps them, and the chapter then rechecks each with pyspiel)")
+
+
+def control_checkpoint_text(check: dict | None, tolerance: float) -> str:
+    """What the pyspiel recheck of the Kuhn-tuned control's checkpoints found (`study.check_control_checkpoints`),
+    or that none were committed."""
+    if check is None:
+        return NO_CONTROL_CHECKPOINTS
+    from oscc_core.reporting.results import residual_text
+
+    found = (f"{len(check['pyspiel'])} checkpoints of the control rechecked by pyspiel, largest |difference| "
+             f"{residual_text(check['max_abs_difference'], tolerance)} chips" if check["pyspiel"] else
+             "the control's checkpoints file holds none")
+    return found + ("" if not check["missing"] else f"; MISSING for {', '.join(check['missing'])}")
+
+
+def control_checkpoint_frame(check: dict | None, tolerance: float):
+    """`checkpoint_frame` of the control's checkpoints, or one row saying that none were committed."""
+    if check is None or not check["ours"]:
+        return _frame({"kuhn_tuned": {"pyspiel recheck": control_checkpoint_text(check, tolerance)}}, "checkpoint")
+    return checkpoint_frame(check, tolerance)
+
+
 def plot_curves(study: dict):
     """Exploitability of the average policy against physical calls (log-log): the seed mean and its 95% band per
     arm, the paper's Kuhn values (dotted, labelled) and the paper's budget (grey)."""
