@@ -210,6 +210,9 @@ def tiny_chapter(tmp_path, monkeypatch):
     return tmp_path
 
 
+KERNEL_FLUSH_TIMEOUT = "IOStream.flush timed out\n"
+
+
 def executed_report(out: Path) -> str:
     cells = json.loads((out / "01_tiny.ipynb").read_text())["cells"]
     return "".join("".join(o.get("text", "")) for o in cells[-1]["outputs"])
@@ -220,7 +223,11 @@ def test_a_run_off_a_terminal_is_quiet_and_the_kernel_has_no_tcp_warning(tiny_ch
     assert runner.main(["run", "tiny", "-p", "x", "7", "-o", str(out)]) == 0
     captured = capfd.readouterr()
     assert "without encryption" not in captured.err
-    assert captured.err == "" and captured.out == f"wrote {out}\n"      # no bar, no papermill parse warnings
+    # ipykernel itself prints this from the kernel process when its output thread misses a 10 s flush deadline
+    # on a loaded machine (seen with the tests on both cores); it says nothing about the run and no setting of
+    # ours turns it off, so it alone is allowed through.
+    err = "".join(line for line in captured.err.splitlines(keepends=True) if line != KERNEL_FLUSH_TIMEOUT)
+    assert err == "" and captured.out == f"wrote {out}\n"      # no bar, no papermill parse warnings
     transport = "ipc" if os.name == "posix" else "tcp"
     assert executed_report(out) == f"7 {transport} False\n"           # no progress channel either
     assert sorted(p.name for p in (tiny_chapter / "notebooks").iterdir()) == ["01_tiny.ipynb"]
