@@ -39,7 +39,7 @@ root action, every chance event and decision after it, the terminal) plus
 its share of the decision point, which the group's branches share.  *Wall
 time*: each learner's own time, its evaluations left out, on one core.
 
-Calls to a threshold (0.2 and 0.1184 chips by default): per seed, the first
+Calls to a threshold (0.2 chips and the paper's CP-GRPO exploitability, read from the claims file, by default): per seed, the first
 crossing of the recorded curve, interpolated linearly in log budget and log
 exploitability between the two budgets around it (`learning.study_design.
 calls_to`'s rule); over seeds, the geometric mean of the seeds that reach it,
@@ -57,7 +57,7 @@ development seeds, OS-MCCFR runs at pyspiel's default exploration 0.6,
 ES-MCCFR has none.
 
     .venv/bin/python benchmarks/bench_learn_quality.py [--quick] [--budgets 1e4,3e4,...] [--seeds 2001,2002]
-        [--workers 2] [--probe 2000] [--probe-budget 3e5] [--thresholds 0.2,0.1184]
+        [--workers 2] [--probe 2000] [--probe-budget 3e5] [--thresholds 0.2,0.15]
         [--study-json results/05_solver_study.json] [--eta E] [--alpha A] [--kappa K]
 
 The default (budgets 1e4 to 1e7 at four per decade, two seeds, two workers) takes about three minutes of compute
@@ -79,14 +79,16 @@ from pathlib import Path
 
 import numpy as np
 
+from oscc_core.chapters.solver import study as solver_study
+
 GAME = "leduc"                    # our name
 OPENSPIEL_GAME = "leduc_poker"    # OpenSpiel's
-THRESHOLDS = (0.2, 0.1184)
+THRESHOLDS = (solver_study.ROUND_THRESHOLDS[0], solver_study.thresholds()[-1])
 OS_EPSILON = 0.6                  # OS-MCCFR exploration (pyspiel's default)
 STUDY_JSON = Path(__file__).resolve().parents[1] / "results" / "05_solver_study.json"
 #: The study's converging CP-GRPO when its results file holds no tuning.
 FALLBACK = {"eta": 8.0, "alpha": 1.0, "kappa": 0.01, "decision_law": "counterfactual", "decision_points": 128}
-#: The fast converging CP-GRPO of issue 33 (benchmarks/learner_ideas.md: chosen on development seeds 1001-1008).
+#: The fast converging CP-GRPO (benchmarks/learner_ideas.md: chosen on development seeds 1001-1008).
 FAST = {"eta": 64.0, "alpha": 0.5, "kappa": 0.003, "decision_law": "counterfactual", "decision_points": 128,
         "baseline": "history", "baseline_floor": 0.5, "alpha_decay": "inverse_sqrt", "alpha_horizon": 30.0,
         "average_power": 2}

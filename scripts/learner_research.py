@@ -34,13 +34,15 @@ import numpy as np
 import torch
 
 from oscc_core.learning.loop import Learners, RunSpec, Schedule
+from oscc_core.chapters.solver import study as solver_study
+from oscc_core.chapters.transfer import study as transfer_study
 from oscc_core.learning.study import exploitability
 
 DEFAULTS = dict(arm="cp_grpo", N=128, E=4, eps=0.2, eta=128.0, alpha=0.5, kappa=0.1, law="counterfactual",
                 avg="uniform", avg_power=1.0, avg_delay=0, eta_decay=None, alpha_decay=None, kappa_decay=None,
                 engine="fused", learner=None, learner_options=None)
-THRESHOLDS = (0.2, 0.1184)
-KUHN_THRESHOLDS = (0.0211, 0.0109)      # chapter 06's Kuhn thresholds
+THRESHOLDS = (solver_study.ROUND_THRESHOLDS[0], solver_study.thresholds()[-1])
+KUHN_THRESHOLDS = tuple(sorted(transfer_study.thresholds(), reverse=True))    # chapter 06's Kuhn thresholds (the paper's, from the claims file)
 
 
 def schedule_factor(spec, t: int) -> float:

@@ -1,7 +1,7 @@
 """One verdict per paper quantity: every printing of a quantity shares the verdict of the printing that decides.
 
 The claims file keeps one entry per place a number is printed and links the printings of one quantity with
-`same_as` (the abstract's 41.1158 is the main table's 41.1158).  The links form trees; a *group* is one tree,
+`same_as` (the abstract's contrast variance of independent sampling is the main table's).  The links form trees; a *group* is one tree,
 and its *root* is the entry the others name, directly or through another: the place where the paper states the
 quantity with the relation it claims for it (the main table's "paired variance < independent variance").
 

@@ -1,6 +1,6 @@
 """One verdict per paper quantity on the chapter's page, and the chapter's closing counts on the values basis.
 
-The paper prints several of this chapter's numbers in several places (41.1158 in the main table, the
+The paper prints several of this chapter's numbers in several places (independent sampling's contrast variance in the main table, the
 coupling-factor table, the ablation table and the strata table); the claims file links the printings with
 `same_as`, and `reporting.printings.unify` gives every printing the verdict of the group's deciding row (the
 group's root: the main table's, with the relation the paper states there).  The chapter shows its tables one

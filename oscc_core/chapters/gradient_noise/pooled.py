@@ -1,7 +1,7 @@
 """The cost frontier's contrast variances read on the all-roots pool: the paper's reading of a contrast variance.
 
-The paper prints one contrast variance per arm on its matched-cost frontier (41.1087 for independent sampling)
-and, as its headline, the same quantity over "all roots" (41.1158): a weighted summary over every root ID, each
+The paper prints one contrast variance per arm on its matched-cost frontier (independent sampling's among them)
+and, as its headline, the same quantity over "all roots": a weighted summary over every root ID, each
 group counted once.  So the frontier's contrast variances are read here in two ways, fixed before looking at
 any number:
 

@@ -48,7 +48,7 @@ def differences_frame(study: dict):
 
 
 def target_label(arm: str) -> str:
-    """'to CP-GRPO's 0.0109' (the paper's value read from the claims file)."""
+    """'to CP-GRPO's <the paper's Kuhn exploitability of the arm>' (the value read from the claims file)."""
     return f"to {arm}'s {claims.format_value(claims.claim(claim_of(arm)))}"
 
 
