@@ -9,8 +9,11 @@ besides the rows of every table (`rows.<table>`), the curves, and the ledgers pe
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from oscc_core.chapters.solver.tables import sensitivity_records
 from oscc_core.chapters.solver.training import exploitabilities
+from oscc_core.reporting import results
 from oscc_core.reporting.findings import RESULTS_KEY
 from oscc_core.reporting.tables import rows_record
 
@@ -79,3 +82,9 @@ def payload(p, *, op, eta, cal, diag, panel, frozen, screen, records, cfr, scale
     if findings is not None:
         body[RESULTS_KEY] = findings.record()
     return body
+
+
+def write(p, **parts) -> Path:
+    """Write the chapter's results file `05_solver.json` into `p.out_dir` (`payload`'s body, `parts` its keyword
+    arguments, with the run manifest) and return its path."""
+    return results.write_results(p.out_dir, "05_solver", p.record, payload(p, **parts), p.torch_device)

@@ -222,6 +222,19 @@ def one_row_per_claim(tables: dict) -> None:
     unshown_impossible({}, tables)
 
 
+def chapter_tables(tables: dict) -> dict:
+    """The chapter's closing tables (name -> rows): every printing of one paper quantity with its group's verdict
+    (`unify_tables`), refused when two rows name one claim id (`one_row_per_claim`)."""
+    out = unify_tables(tables)
+    one_row_per_claim(out)
+    return out
+
+
+def flat(tables: dict) -> list[Row]:
+    """Every row of the chapter's tables (name -> rows), table by table in order."""
+    return [r for rows in tables.values() for r in rows]
+
+
 def _combined(rows: list[Row], readings: Readings | None) -> list[Row]:
     return rows if readings is None else [readings.combine(r) for r in rows]
 
