@@ -69,5 +69,6 @@ def test_the_paired_difference_is_shown_at_every_recorded_budget(study):
 
 
 def test_the_stored_budgets_factor_is_the_median_neighbours_ratio(study):
-    # the committed grid: 6,144 x 1600^(k/13), rounded, with the multiples inserted; most neighbours 1.76 apart
-    assert study_coupling.glue_values(study)["study_budget_factor"] == f"{575_728 / 326_397:.2f}" == "1.76"
+    # the committed grid: 6,144 x 1600^(k/77) (24 a decade), rounded, with the multiples inserted; most
+    # neighbours 10^(1/24) apart
+    assert study_coupling.glue_values(study)["study_budget_factor"] == f"{10 ** (1 / 24):.2f}" == "1.10"

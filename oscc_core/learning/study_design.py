@@ -36,16 +36,18 @@ def curve_budgets(base: int, multiples, per_decade: int = 4) -> tuple[int, ...]:
     return tuple(sorted({int(base * m) for m in multiples} | {int(g) for g in grid}))
 
 
-#: The converging learner's later options that issue 33 measured and recommends (benchmarks/learner_ideas.md): a
+#: The converging learner's later options, measured on development seeds (benchmarks/learner_ideas.md): a
 #: history baseline, an annealed pull and the average weighted by t^2.  A study's base schedule carrying them gives
 #: them to its converging learner; its literal learner never takes them.
 FAST_OPTIONS = {"baseline": "history", "baseline_floor": 0.5, "alpha_decay": "inverse_sqrt", "alpha_horizon": 30.0,
                 "average_power": 2}
 #: The named option sets a study's converging learner may take (the solver chapter's `converging_options`):
-#: "none" is the committed studies' converging learner, "fast" issue 33's.  The default keeps the committed bytes.
+#: "none" is the converging learner without them (the library's default: a study run without naming a set keeps
+#: its design record and store keys unchanged), "fast" adds them (the committed studies run with "fast").
 CONVERGING_OPTIONS = {"none": {}, "fast": FAST_OPTIONS}
 DEFAULT_OPTIONS = "none"
-#: Recorded budgets per decade of the committed studies (`curve_budgets`; neighbours about 1.78 apart).
+#: Recorded budgets per decade by default (`curve_budgets`; neighbours about 1.78 apart; the committed studies
+#: record 24 a decade, neighbours about 10% apart).
 DEFAULT_PER_DECADE = 4
 
 
