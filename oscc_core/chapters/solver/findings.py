@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from oscc_core.chapters.solver import study_view
+from oscc_core.chapters.solver import study_coupling, study_view
 from oscc_core.chapters.solver.calibration import MAX_EXPLOITABILITY_CLAIM
 from oscc_core.chapters.solver.feasibility import READINGS, SHORT
 from oscc_core.chapters.solver.rows import orderings
@@ -89,8 +89,28 @@ def _number(x) -> str:
     return claims.format_value(x) if not isinstance(x, float) else f"{x:.4g}"
 
 
-def _study_sentences(study: dict) -> tuple[str, str]:
-    """(what the study shows of the literal learner at the paper's budget, what the converging learner reaches)."""
+#: What the converging learner changes, by its option set (`study_design.CONVERGING_OPTIONS`).
+LEARNER_TEXT = {"none": "counterfactual decision points and a proximal pull",
+                "fast": "counterfactual decision points, an annealed proximal pull, a history baseline and an "
+                        "average weighted by (t + 1)^2"}
+
+
+def _coupling_sentence(study: dict, common: dict | None) -> str:
+    """The paired ratio of calls to the first threshold, each arm at its own choice, and at one operating point."""
+    first = float(study["design"]["thresholds"][0])
+    key = repr(first)
+    own = study_coupling.ratio_text(study_coupling.summaries(study)["converging"]["calls_ratio"][key])
+    text = f"independent over CP-GRPO calls to {first:g} chips is {own} with each arm at its own tuned choice"
+    if common is None:
+        return text
+    at = {o: study_coupling.ratio_text(common[o]["summary"]["calls_ratio"][key]) for o in common}
+    return (text + f", and {at['cp_grpo']} at CP-GRPO's choice, {at['independent']} at independent's (both arms at "
+            f"one operating point)")
+
+
+def _study_sentences(study: dict, common: dict | None = None) -> tuple[str, str]:
+    """(what the study shows of the literal learner at the paper's budget, what the converging learner reaches,
+    with the coupling's ratio of calls, each arm at its own choice and, given `common`, at one operating point)."""
     d = study["design"]
     lit = study["summary"]["literal"][str(d["budget"])]
     diff = lit["differences"]["independent - cp_grpo"]
@@ -103,19 +123,21 @@ def _study_sentences(study: dict) -> tuple[str, str]:
     reach = ("never within the study" if to["calls"] is None else
              f"after about {study_view.calls_text(to['calls'])} physical calls (geometric mean over seeds, "
              f"log-log interpolation between stored budgets; {to['reached']} of {to['seeds']} seeds)")
-    converging = (f"with our converging learner (counterfactual decision points and a proximal pull, not the "
-                  f"paper's) CP-GRPO's average policy falls to {d['thresholds'][0]:g} chips {reach} and to "
+    learner = LEARNER_TEXT[d.get("converging_options", "none")]
+    converging = (f"with our converging learner ({learner}, not the paper's) CP-GRPO's average policy falls to {d['thresholds'][0]:g} chips {reach} and to "
                   f"{conv['cp_grpo']['exploitability_average']['mean']:.3f} at {top:,} calls, and independent minus "
                   f"CP-GRPO has its 95% interval "
                   f"{study_view.resolved_text(study, 'converging', 'independent - cp_grpo')} "
-                  f"(literal learner: {study_view.resolved_text(study, 'literal', 'independent - cp_grpo')})")
+                  f"(literal learner: {study_view.resolved_text(study, 'literal', 'independent - cp_grpo')}); "
+                  f"{_coupling_sentence(study, common)}")
     return literal, converging
 
 
-def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int, study: dict | None = None
-             ) -> Findings:
+def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int, study: dict | None = None,
+             common: dict | None = None) -> Findings:
     """The box and landing bullets from the calibration results, the screen's records, the diagnostic rows,
-    every comparison row of the chapter (`rows`) and the learning study (`study`, when there is one)."""
+    every comparison row of the chapter (`rows`), the learning study (`study`, when there is one) and the coupling
+    at one operating point (`common`, `chapters.solver.common_point.run`)."""
     exploit = [summary.values(records, arm, "exploitability").mean() for arm in LEARNED_ARMS]
     paper = claims.claim(LEARNED_CLAIM)
     mean = next(r for r in diagnostic if r.claim_id == DIAGNOSTIC_CLAIM)
@@ -133,7 +155,7 @@ def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int
                 f"minus paired is {mean.ours:+.3f} chips, 95% interval [{mean.interval[0]:.2f}, "
                 f"{mean.interval[1]:.2f}], against the paper's {_number(mean.paper)}.")
     if study is not None:
-        literal, converging = _study_sentences(study)
+        literal, converging = _study_sentences(study, common)
         holds = holds[:-1] + f"; {converging}."
         does_not = does_not[:-1] + f"; {literal}."
     names = "; ".join(f"{r.quantity.split(' (')[0]} = {_number(r.paper)} (ours {_number(float(r.ours))})"
@@ -148,8 +170,8 @@ def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int
     landing = (f"Learners: at the matched budget our average policies are {min(exploit):.2f} to {max(exploit):.2f} "
                f"chips exploitable against the paper's {_number(paper)}; exact CFR+ reaches the paper's calibration "
                f"values {_first_reach(cal, 'leduc')} (Leduc), not at the budgets the paper names.",
-               (f"The paper's learning question with power: {_study_sentences(study)[0]}; "
-                f"{_study_sentences(study)[1]}." if study is not None else
+               (f"The paper's learning question with power: {_study_sentences(study, common)[0]}; "
+                f"{_study_sentences(study, common)[1]}." if study is not None else
                 f"{len(resolved)} of {len(orderings(records))} orderings the paper states (CP-GRPO best, the uniform "
                 f"policy worst) are resolved at 95% on paired per-seed differences; the three-seed diagnostic's "
                 f"sign is {mean.verdict} ({mean.ours:+.3f} chips against the paper's {_number(mean.paper)})."),

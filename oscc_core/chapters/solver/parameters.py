@@ -22,7 +22,7 @@ NAMES = ("diagnostic_seeds", "policy_seeds", "dev_seeds", "sensitivity_seeds", "
          "epochs", "epsilon", "group_size", "learning_rate", "eta_grid", "budget", "gae_lambda", "value_rate",
          "update_replicates", "contrast_root", "contrast_groups", "scale_iterations", "scale_seeds",
          "scale_decay", "kuhn_cfr_iterations", "leduc_cfr_iterations", "calibration_labels", "frozen_comparisons",
-         "frozen_epsilon", "frozen_z", "opponent", "study_seeds", "study_multiples", "converging_options", "curve_per_decade", "study_file",
+         "frozen_epsilon", "frozen_z", "opponent", "study_seeds", "study_multiples", "converging_options", "curve_per_decade", "common_point_seeds", "study_file",
          "study_store",
          "workers", "scheduler", "device", "output_dir")
 SEED_LIST_MAX = 64
@@ -69,6 +69,7 @@ class Parameters:
     study_multiples: list
     converging_options: str         # the converging learner's named option set (`study_design.CONVERGING_OPTIONS`)
     curve_per_decade: int           # the study's recorded budgets per decade (curves and calls-to-threshold)
+    common_point_seeds: int         # the study's first n seeds (all, if it has fewer) both arms run at one choice
     study_file: str                 # "": run the whole study; else the committed study to show (a path)
     study_store: str                # directory of finished runs ("": a fresh temporary one)
     workers: int
@@ -131,21 +132,30 @@ def _check_study(v: dict) -> None:
     v["curve_per_decade"] = params.check_int("curve_per_decade", v["curve_per_decade"], 1, MAX_PER_DECADE)
     params.check_study(v, MAX_BUDGET)
     if v["study_file"]:
-        _check_shown_options(v["study_file"], v["converging_options"])
+        _check_shown_options(v["study_file"], _shown_design(v["study_file"]), v["converging_options"])
+    # at most the study's seeds are taken (the chapter prints how many): the bound is the seed lists' own
+    v["common_point_seeds"] = params.check_int("common_point_seeds", v["common_point_seeds"], 0, SEED_LIST_MAX)
 
 
-def _check_shown_options(path: str, options: str) -> None:
-    """A committed study is shown beside a live rerun of part of it, compared record by record, so the rerun must
-    run the learner the study ran: the same converging options (the recorded budgets may differ: only the records
-    both hold are compared)."""
+def _shown_design(path: str) -> dict:
+    """The design record of the study file at `path`; ParameterError when the file is not a study's."""
     import json
 
     try:
-        recorded = json.loads(Path(path).read_text(encoding="utf-8"))["design"].get("converging_options",
-                                                                                     design.DEFAULT_OPTIONS)
+        shown = json.loads(Path(path).read_text(encoding="utf-8"))["design"]
+        if not isinstance(shown, dict):
+            raise TypeError
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         raise params.ParameterError(f"study_file must be a learning study's results file (with its design) or '', "
                                     f"but {path!r} is not one.") from None
+    return shown
+
+
+def _check_shown_options(path: str, shown: dict, options: str) -> None:
+    """A committed study is shown beside a live rerun of part of it, compared record by record, so the rerun must
+    run the learner the study ran: the same converging options (the recorded budgets may differ: only the records
+    both hold are compared)."""
+    recorded = shown.get("converging_options", design.DEFAULT_OPTIONS)
     if recorded != options:
         raise params.ParameterError(f"converging_options must be {recorded!r}, the options of the study shown "
                                     f"({path}), got {options!r}; set study_file to '' to run a study with other "
