@@ -171,7 +171,7 @@ def test_an_entry_printed_with_another_value_never_takes_the_row(tmp_path):
 
 def test_the_check_refuses_a_line_that_took_the_row_of_another_printed_value():
     line = {"id": "x", "kind": "result", "verdict": "reproduced", "paper": 18.1441, "via paper": 18.14,
-            "basis": "same value", "via": "y", "reason": None, "relation": None}
+            "basis": "same value", "via": "y", "reason": None, "reading": "r", "relation": None}
     with pytest.raises(ledger.LedgerError, match="another value"):
         ledger.check_ledger([line], ["x"])
     ledger.check_ledger([{**line, "via paper": 18.1441}], ["x"])
@@ -210,6 +210,30 @@ def test_a_reproduced_entry_whose_relation_fails_and_an_impossible_one_without_r
     with pytest.raises(ledger.LedgerError, match="name no reading"):
         ledger.check_ledger([{**base, "verdict": "impossible under the rules", "reading": ""}], ["x"])
     ledger.check_ledger([{**base, "verdict": "impossible under the rules", "reading": "whole game"}], ["x"])
+
+
+@pytest.mark.parametrize("kind", ["result", "check", "interval"])
+def test_the_check_refuses_a_line_that_names_neither_the_reading_it_was_measured_under_nor_a_reason(kind):
+    line = {"id": "x", "kind": kind, "verdict": "reproduced", "paper": 1.0, "basis": "row", "via": None,
+            "relation": None, "reason": None, "reading": None}
+    with pytest.raises(ledger.LedgerError, match=r"1 results, checks or intervals name neither the reading they "
+                                                 r"were measured under nor a reason \(first: x\)"):
+        ledger.check_ledger([{**line, "id": "z", "reading": "r"}, line], ["z", "x"])
+    with pytest.raises(ledger.LedgerError, match=r"2 results, checks or intervals name neither .*\(first: x\)"):
+        ledger.check_ledger([line, {**line, "id": "y", "reading": " "}], ["x", "y"])
+    ledger.check_ledger([{**line, "reading": "root '' alone"}], ["x"])
+    ledger.check_ledger([{**line, "reason": "a printing of y, whose verdict it shares"}], ["x"])
+
+
+def test_the_ledger_page_shows_a_lines_reading_once_in_its_own_place():
+    from oscc_core.chapters.claims_ledger.tables import detail_html
+
+    reading = "choices the paper leaves open, as 02_covariance sets them: seed: 13 (seed = 13); roots: all"
+    line = {"id": "x", "relation": None, "reading": reading,
+            "why": f"the paper's 2 lies outside our 95% interval [0.5, 1.5] (ours 1); reading: {reading}"}
+    shown = detail_html(line)
+    assert shown.count("roots: all") == 2                    # the reading's text and its tooltip, not the why's
+    assert "(ours 1)</span>" in shown and "reading: choices" not in shown
 
 
 def test_the_build_fails_on_an_entry_with_no_verdict(tmp_path):
@@ -278,7 +302,7 @@ def test_a_partly_entry_needs_a_declared_relation_that_holds(relation, holds):
     from oscc_core.chapters.claims_ledger.ledger import LedgerError, check_ledger
 
     line = {"id": "x", "kind": "result", "verdict": "partly", "relation": relation, "relation holds": holds,
-            "reason": None}
+            "reason": None, "reading": "r"}
     with pytest.raises(LedgerError, match="partly entries declare no relation that holds"):
         check_ledger([line], ["x"])
     check_ledger([{**line, "relation": "full < independent", "relation holds": True}], ["x"])

@@ -24,13 +24,20 @@ Rules, applied in this order to each entry (the `basis` field names the rule):
    with no row: status *differs*, since no chapter runs it.
 5. ``no row``: any other entry of a built chapter with no row: not compared,
    reason "no row in chapter <stem> yet".
+
+Then every result, check or interval line (not a setting) names the reading it
+was measured under: a line whose row names a reading of the paper's words, or
+whose verdict carries a reason, keeps its own; any other line takes the reading
+`reporting.open_choices` declares for the entry whose row it takes (its own, or
+the ``via`` entry of a same-value line), and its why ends with it
+(`with_reading`).
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, open_choices
 from oscc_core.reporting.printings import groups as same_value_groups
 from oscc_core.reporting.why import why_text
 
@@ -89,13 +96,30 @@ def _without_row(base: dict, reason: str, basis: str) -> dict:
             "relation resolved": None, **{key: None for key in COPIED_KEYS}, "why": reason}
 
 
+def with_reading(line: dict) -> dict:
+    """`line` naming the reading it was measured under: a result, check or interval line with neither a reason nor
+    a reading of its own takes the reading `open_choices.reading_of` declares for the entry whose row it takes (the
+    ``via`` entry of a same-value line, else its own), and its why ends with "reading: <the reading>".  Any other
+    line, or one whose entry no declaration holds (the claims ledger's check then refuses it), is returned as it
+    is."""
+    if line["kind"] == SETTING_KIND or (line.get("reason") or "").strip() or (line.get("reading") or "").strip():
+        return line
+    reading = open_choices.reading_of(line.get("via") or line["id"])
+    if reading is None:
+        return line
+    why = line.get("why")
+    said = f"reading: {reading}"
+    return {**line, "reading": reading, "why": said if why in (None, "", "—") else f"{why}; {said}"}
+
+
 def doubled_primaries(rows: dict[str, list[RowRecord]]) -> dict[str, list[str]]:
     """Claim id -> where its primary rows are, for every id that more than one primary row names."""
     return {cid: [f"{r.chapter}:{r.where}" for r in found] for cid, found in rows.items() if len(found) > 1}
 
 
 def build_lines(entries: dict[str, dict], rows: dict[str, list[RowRecord]], built: set[str]) -> list[dict]:
-    """One ledger line per entry of `entries` (claims-file order), by the rules of the module docstring.
+    """One ledger line per entry of `entries` (claims-file order), by the rules of the module docstring, each
+    result, check or interval line naming the reading it was measured under (`with_reading`).
 
     `rows` maps claim ids to their primary rows, `built` holds the stems of the chapters whose results exist.
     Raises `LedgerError` when a claim id has two primary rows.
@@ -111,20 +135,23 @@ def build_lines(entries: dict[str, dict], rows: dict[str, list[RowRecord]], buil
         base = {"id": cid, "section": e["section"], "kind": e["kind"], "source": e.get("source"),
                 "quantity": f"{e.get('row')}: {e.get('column')}", "paper": e["value"]}
         stem = SECTION_CHAPTERS.get(e["section"])
-        if cid in rows:
-            out.append(_from_row(base, rows[cid][0], "row", None))
-            continue
-        if stem not in built:
-            out.append(_without_row(base, NOT_BUILT_REASON, "chapter not built"))
-            continue
-        mates = [m for m in groups[cid] if m != cid and m in rows and entries[m]["value"] == e["value"]]
-        if mates:
-            out.append(_from_row(base, rows[mates[0]][0], "same value", mates[0], entries[mates[0]]["value"]))
-        elif e["kind"] == SETTING_KIND:
-            out.append(_without_row(base, SETTING_REASON, "setting"))
-        else:
-            out.append(_without_row(base, f"no row in chapter {stem} yet", "no row"))
+        out.append(with_reading(_line(base, cid, e, rows, built, groups, entries, stem)))
     return out
+
+
+def _line(base: dict, cid: str, e: dict, rows: dict, built: set[str], groups: dict, entries: dict,
+          stem: str | None) -> dict:
+    """The line of entry `cid` by the first rule of the module docstring that applies."""
+    if cid in rows:
+        return _from_row(base, rows[cid][0], "row", None)
+    if stem not in built:
+        return _without_row(base, NOT_BUILT_REASON, "chapter not built")
+    mates = [m for m in groups[cid] if m != cid and m in rows and entries[m]["value"] == e["value"]]
+    if mates:
+        return _from_row(base, rows[mates[0]][0], "same value", mates[0], entries[mates[0]]["value"])
+    if e["kind"] == SETTING_KIND:
+        return _without_row(base, SETTING_REASON, "setting")
+    return _without_row(base, f"no row in chapter {stem} yet", "no row")
 
 
 def section_lines(stem: str, rows: Iterable[Mapping], entries: dict[str, dict] | None = None) -> list[dict]:

@@ -7,7 +7,9 @@ The rules that turn each entry into a line (row, chapter not built, same value, 
 Entries of kind ``setup`` get a status (adopted or differs), never a verdict;
 every other entry gets a verdict, never a status.  `check_ledger` fails the
 build when an entry is missing or doubled, has no verdict (or status) or an
-unknown one, lacks a reason its verdict needs, is impossible without the
+unknown one, lacks a reason its verdict needs, is a result, check or
+interval that names neither the reading it was measured under
+(`reporting.open_choices`) nor a reason, is impossible without the
 reading under which it is, takes the row of an entry printed with another
 value, carries a size verdict although its row declares the quantity not
 comparable, or repeats a comparison under another verdict than the entry it
@@ -91,9 +93,10 @@ def split_groups(ledger: list[dict], entries: dict[str, dict]) -> dict[str, list
 
 def check_ledger(ledger: list[dict], claim_ids, entries: dict[str, dict] | None = None) -> None:
     """Raise `LedgerError` unless every claim id appears exactly once with a known verdict (a setting: status)
-    and the reason and reading its verdict needs, no line gives a size verdict to a quantity declared not
-    comparable (`reporting.comparability`), and every printing of one quantity (a `same_as` group of `entries`,
-    the claims file by default) has one verdict.
+    and the reason and reading its verdict needs, every result, check or interval line names the reading it was
+    measured under (the choices the paper leaves open, `reporting.open_choices`) or a reason, no line gives a size
+    verdict to a quantity declared not comparable (`reporting.comparability`), and every printing of one quantity
+    (a `same_as` group of `entries`, the claims file by default) has one verdict.
 
     A partly entry must declare a relation that holds on our numbers; a reproduced one must not declare a
     relation that fails; an impossible one names its reading; a same-value entry takes only the row of an entry
@@ -129,6 +132,8 @@ def check_ledger(ledger: list[dict], claim_ids, entries: dict[str, dict] | None 
     failing("entries are not compared, impossible or differ without a reason",
             [r["id"] for r in ledger if (r.get("verdict") in NEEDS_REASON or r.get("status") in NEEDS_REASON)
              and not (r.get("reason") or "").strip()])
+    failing("results, checks or intervals name neither the reading they were measured under nor a reason",
+            [r["id"] for r in results if not (r.get("reason") or "").strip() and not (r.get("reading") or "").strip()])
     failing("impossible entries name no reading",
             [r["id"] for r in ledger if r.get("verdict") == IMPOSSIBLE and not (r.get("reading") or "").strip()])
     failing("partly entries declare no relation that holds",

@@ -212,6 +212,13 @@ def why(r: dict) -> str:
     return r.get("why") or r.get("reason") or "—"
 
 
+def without_reading(text: str, reading: str) -> str:
+    """`text` (a line's why) without its clause "reading: <reading>", which the detail line shows in a place of its
+    own (a reading may hold "; " itself, so the clause is cut whole, not split)."""
+    clause = f"reading: {reading}"
+    return text.replace(f"; {clause}", "").removeprefix(clause).removeprefix("; ") or "—"
+
+
 def detail_html(r: dict) -> str:
     """The entry's line below its numbers: its claim id, the relation with its outcome, the reading and why, at
     most `DETAIL_CHARACTERS` long (the why shortened to what is left, at least `SHORT_REASON`)."""
@@ -219,6 +226,8 @@ def detail_html(r: dict) -> str:
     said = relation_sentence(r)
     if relation and said:                       # the relation has its own place on the line
         text = "; ".join(c for c in text.split("; ") if not c.startswith(said))
+    if reading:                                 # so has the reading
+        text = without_reading(text, reading)
     relation = relation and shortened(relation, DETAIL_CHARACTERS // 4)
     reading = reading and shortened(reading, DETAIL_CHARACTERS // 4)
     used = len(r["id"]) + len(relation or "") + len(reading or "") + 30
