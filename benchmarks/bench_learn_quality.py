@@ -171,10 +171,22 @@ def parse_thresholds(text: str) -> tuple[float, ...]:
     return tuple(sorted(out, reverse=True))
 
 
+#: The learner options a study's design may carry in its base schedule (the "fast" set's fields).
+OPTION_NAMES = ("baseline", "baseline_floor", "alpha_decay", "alpha_horizon", "average_power")
+
+
+def study_options(study: dict) -> dict:
+    """The learner options the study's converging learner ran with (its design's base schedule; {} for none)."""
+    design = study.get("design") if isinstance(study, dict) else None
+    base = design.get("base") if isinstance(design, dict) else None
+    return {name: base[name] for name in OPTION_NAMES if isinstance(base, dict) and name in base}
+
+
 def tuned_hyperparameters(study: object) -> dict:
     """The converging CP-GRPO's hyperparameters held by a study's results (`study`, parsed JSON) under
     tuning.converging.cp_grpo (directly, or under a "choice" / "chosen" / "best" entry), as {name: value}
-    for the names of `FALLBACK` it holds with a usable value; {} when it holds none."""
+    for the names of `FALLBACK` it holds with a usable value, with the learner options of its design
+    (`study_options`); {} when it holds none."""
     node = study
     for key in ("tuning", "converging", "cp_grpo"):
         if not isinstance(node, dict) or not isinstance(node.get(key), dict):
@@ -184,7 +196,7 @@ def tuned_hyperparameters(study: object) -> dict:
         if isinstance(node.get(inner), dict):
             node = node[inner]
             break
-    out = {}
+    out = study_options(study)
     for name, aliases in ALIASES.items():
         for alias in aliases:
             value = node.get(alias)

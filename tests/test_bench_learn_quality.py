@@ -154,3 +154,11 @@ def test_the_counting_os_solver_plays_one_episode_per_player():
     pyspiel = pytest.importorskip("pyspiel")
     out = bq.probe("os", 20, 0)
     assert out["terminals"] == 2.0 and out["nodes"] > out["decisions"] > 2.0
+
+
+def test_the_study_learner_runs_with_the_options_its_study_ran_with():
+    study = {"design": {"base": {"baseline": "history", "average_power": 2, "epochs": 4}},
+             "tuning": {"converging": {"cp_grpo": {"eta": 32.0, "alpha": 1.0, "kappa": 0.003}}}}
+    got = bq.tuned_hyperparameters(study)
+    assert got == {"baseline": "history", "average_power": 2, "eta": 32.0, "alpha": 1.0, "kappa": 0.003}
+    assert "baseline" not in bq.tuned_hyperparameters({"tuning": study["tuning"]})
