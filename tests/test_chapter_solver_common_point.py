@@ -10,7 +10,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from notebook_runs import parameter_defaults
+
 from oscc_core.chapters.solver import common_point
+from oscc_core.chapters.solver import parameters as solver_parameters
 
 CHOICES = {"cp_grpo": {"eta": 32.0, "alpha": 1.0, "kappa": 0.003},
            "independent": {"eta": 16.0, "alpha": 1.0, "kappa": 0.001}}
@@ -52,8 +55,7 @@ def fake(monkeypatch):
     asked: list = []
 
     def install(slowdown: float):
-        monkeypatch.setattr(common_point, "design_of",
-                            lambda p, seeds=None, multiples=None: FakeStudy(asked, seeds, slowdown))
+        monkeypatch.setattr(common_point, "like_shown", lambda p, shown, seeds: FakeStudy(asked, seeds, slowdown))
         monkeypatch.setattr(common_point, "store", lambda p: "unused")
         return asked
     return install
@@ -76,6 +78,14 @@ def test_the_runs_take_the_studys_first_seeds_and_all_of_them_when_it_has_fewer(
     common_point.run(params(2), shown_study())
     common_point.run(params(30), shown_study())
     assert [seeds for seeds, _ in asked] == [(13, 17), (13, 17), tuple(SEEDS), tuple(SEEDS)]
+
+
+def test_the_runs_are_recorded_at_the_shown_studys_density_and_thresholds_up_to_ten_times_the_budget(tmp_path):
+    p = solver_parameters.validate({**parameter_defaults("05_solver"), "study_file": "", "curve_per_decade": 4,
+                                    "output_dir": str(tmp_path / "out")})
+    shown = {"design": {"seeds": SEEDS, "thresholds": [0.3, 0.25], "curve_per_decade": 24}}
+    d = common_point.like_shown(p, shown, (13, 17))
+    assert (d.curve_per_decade, d.thresholds, d.multiples, d.seeds) == (24, (0.3, 0.25), (1, 10), (13, 17))
 
 
 def test_zero_seeds_runs_nothing(fake):
@@ -105,6 +115,11 @@ def test_an_advantage_that_vanishes_at_one_operating_point_is_read_as_the_tuning
     assert "comes from the choices the tuning made for each arm, not from the coupling" in text
 
 
+def test_an_unresolved_common_point_that_overlaps_the_studys_interval_concludes_nothing():
+    text = common_point.reading(common_with(0.9, 1.3), ratio(1.27, 1.25, 1.29), THRESHOLD)
+    assert "not resolved at 95%" in text and "tuning" not in text
+
+
 def test_an_advantage_that_stays_at_one_operating_point_is_read_as_the_couplings():
     text = common_point.reading(common_with(1.2, 1.3), ratio(1.27, 1.25, 1.29), THRESHOLD)
     assert "at CP-GRPO's choice CP-GRPO needs fewer calls" in text and "not from the coupling" not in text
@@ -112,4 +127,4 @@ def test_an_advantage_that_stays_at_one_operating_point_is_read_as_the_couplings
 
 def test_no_difference_anywhere_is_read_as_none_resolved():
     text = common_point.reading(common_with(0.98, 1.02), ratio(1.0, 0.97, 1.03), THRESHOLD)
-    assert "less than the interval resolves" in text and "tuning" not in text
+    assert "not resolved at 95%" in text and "tuning" not in text

@@ -211,22 +211,49 @@ def test_a_crossing_is_interpolated_in_log_log_by_default_and_linearly_on_reques
     assert study_view.crossing(curve, 0.5) == (100.0, 100, 100)
 
 
+def crossing_by_hand(curve: dict, threshold: float, log: bool):
+    """(calls, lower budget, upper budget) where a seed's recorded curve first falls to `threshold`, interpolated
+    between the two budgets around it (in log calls and log exploitability, or linearly), written out here."""
+    budgets = sorted(int(b) for b in curve)
+    values = [curve[str(b)]["exploitability_average"] for b in budgets]
+    for i, (b, v) in enumerate(zip(budgets, values)):
+        if v <= threshold:
+            if i == 0:
+                return float(b), b, b
+            b0, v0 = budgets[i - 1], values[i - 1]
+            if log:
+                w = (np.log(threshold) - np.log(v0)) / (np.log(v) - np.log(v0))
+                return float(np.exp(np.log(b0) + w * (np.log(b) - np.log(b0)))), b0, b
+            return b0 + (threshold - v0) / (v - v0) * (b - b0), b0, b
+    return None
+
+
+def two_figures(x: float) -> str:
+    return f"{round(x, 1 - int(np.floor(np.log10(x)))):,.0f}"
+
+
 def test_the_papers_two_figures_and_the_rules_sensitivity(study):
     to = study_view.calls_to(study, "converging", "cp_grpo", 0.2)
     plain = study_view.calls_to(study, "converging", "cp_grpo", 0.2, "linear", "arithmetic")
-    assert round(to["calls"]) == 473340 and round(plain["calls"]) == 498759     # the figures the issue recomputed
-    assert study_view.calls_text(to["calls"]) == "470,000"                      # two significant figures
-    assert study_view.gap_text(to) == "29 of 30 between 326,397 and 575,728"
-    assert study_view.gap_cell(to) == "29 of 30: 326,397–575,728"               # the table's shorter cell
+    curves = list(study["runs"]["converging"]["cp_grpo"].values())
+    logs = [crossing_by_hand(c, 0.2, True) for c in curves]
+    lines = [crossing_by_hand(c, 0.2, False) for c in curves]
+    assert to["calls"] == pytest.approx(np.exp(np.mean(np.log([x[0] for x in logs]))), rel=1e-12)
+    assert plain["calls"] == pytest.approx(np.mean([x[0] for x in lines]), rel=1e-12)
+    assert study_view.calls_text(to["calls"]) == two_figures(to["calls"])        # two significant figures
+    gaps = [(b0, b1) for _, b0, b1 in logs]
+    (b0, b1), n = max(((g, gaps.count(g)) for g in set(gaps)), key=lambda gn: (gn[1], -gn[0][0]))
+    assert study_view.gap_text(to) == f"{n} of {len(curves)} between {b0:,} and {b1:,}"
+    assert study_view.gap_cell(to) == f"{n} of {len(curves)}: {b0:,}–{b1:,}"   # the table's shorter cell
     found = [study_view.crossing(s, 0.2) for s in study["runs"]["converging"]["cp_grpo"].values()]
     logs = np.log([c[0] for c in found if c is not None])
     half = scipy_stats.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / np.sqrt(len(logs))
     assert (to["low"], to["high"]) == pytest.approx((np.exp(logs.mean() - half), np.exp(logs.mean() + half)))
     frame = study_view.thresholds_frame(study)
-    assert frame.loc[("converging", "cp_grpo", "0.2"), "calls (geometric mean, log-log)"] == "470,000"
+    assert frame.loc[("converging", "cp_grpo", "0.2"), "calls (geometric mean, log-log)"] == two_figures(to["calls"])
     assert ("literal", "cp_grpo", "0.2") not in frame.index                     # no seed gets there
     rules = study_view.calls_rules_frame(study)
-    assert rules.loc[("converging", "cp_grpo", "0.2"), "arithmetic mean, linear"] == "498,759"
+    assert rules.loc[("converging", "cp_grpo", "0.2"), "arithmetic mean, linear"] == f"{plain['calls']:,.0f}"
 
 
 @pytest.mark.parametrize("x,text", [(473340.297, "470,000"), (1830026.4, "1,800,000"), (None, "never"),

@@ -70,9 +70,10 @@ def log_records():
         logger.removeHandler(recorder)
 
 
-def in_process_runs(game: str, base) -> str:
-    """The study's runs trained here, without Dask, as a results file keeps them."""
-    tasks = design.study_tasks(game, CHOICES, base, SEEDS, BUDGET, MULTIPLES)
+def in_process_runs(game: str, study) -> str:
+    """The runs of `study` (its base schedule and recorded budgets a decade) trained here, without Dask, as a
+    results file keeps them."""
+    tasks = design.study_tasks(game, CHOICES, study.base, SEEDS, BUDGET, MULTIPLES, per_decade=study.curve_per_decade)
     return canonical_json(design.runs_table([json.loads(canonical_json(clean(run_task(t)))) for t in tasks]))
 
 
@@ -86,16 +87,17 @@ def test_both_chapters_studies_with_port_8787_held_write_nothing_and_give_the_by
     capfd.readouterr()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        kuhn_design, leduc_design = transfer_study.design_of(p, SEEDS, MULTIPLES), solver_study.design_of(
+            q, SEEDS, MULTIPLES)
         with transfer_study.cluster(p) as scheduler:
-            kuhn = transfer_study.design_of(p, SEEDS, MULTIPLES).run(tmp_path / "kuhn", CHOICES, p.workers, scheduler)
-        leduc = solver_study.design_of(q, SEEDS, MULTIPLES).run(tmp_path / "leduc", CHOICES, q.workers,
-                                                                 q.scheduler or None)
+            kuhn = kuhn_design.run(tmp_path / "kuhn", CHOICES, p.workers, scheduler)
+        leduc = leduc_design.run(tmp_path / "leduc", CHOICES, q.workers, q.scheduler or None)
     out, err = capfd.readouterr()
     assert [str(w.message) for w in caught] == []
     assert log_records == []
     assert (out, err) == ("", "")
-    assert canonical_json(kuhn["study"]["runs"]) == in_process_runs("kuhn", p.base_schedule())
-    assert canonical_json(leduc["study"]["runs"]) == in_process_runs("leduc", q.base_schedule())
+    assert canonical_json(kuhn["study"]["runs"]) == in_process_runs("kuhn", kuhn_design)
+    assert canonical_json(leduc["study"]["runs"]) == in_process_runs("leduc", leduc_design)
 
 
 def test_a_local_cluster_listens_on_this_machine_only_and_never_at_dasks_default_ports():

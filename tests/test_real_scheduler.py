@@ -92,9 +92,9 @@ def test_a_study_sent_to_a_scheduler_started_apart_gives_the_bytes_of_its_runs_t
     q = solver_parameters.validate({**parameter_defaults("05_solver"), "budget": BUDGET, "study_file": "",
                                     "scheduler": scheduler_address, "workers": 1, "device": "cpu",
                                     "output_dir": str(tmp_path / "out")})
-    study = solver_study.design_of(q, SEEDS, MULTIPLES).run(tmp_path / "store", CHOICES, q.workers,
-                                                           q.scheduler or None)
-    tasks = design.study_tasks("leduc", CHOICES, q.base_schedule(), SEEDS, BUDGET, MULTIPLES)
+    d = solver_study.design_of(q, SEEDS, MULTIPLES)
+    study = d.run(tmp_path / "store", CHOICES, q.workers, q.scheduler or None)
+    tasks = design.study_tasks("leduc", CHOICES, d.base, SEEDS, BUDGET, MULTIPLES, per_decade=d.curve_per_decade)
     here = design.runs_table([json.loads(canonical_json(clean(run_task(t)))) for t in tasks])
     assert study["workers"] == scheduler_address and study["ran"] == len(tasks) == 3
     assert canonical_json(study["study"]["runs"]) == canonical_json(here)

@@ -123,8 +123,10 @@ RULE_FIELDS = ("dev_seeds", "budget", "tune_multiples", "grids")
 def rule_of_design(d: dict) -> dict:
     """The rule that made a study's converging choices, from its design record `d`: the development seeds, budget,
     tuning multiples and grids, and the converging options and recorded budgets per decade where they are not the
-    defaults (so a committed study's rule, and the operating point's digest, keep their bytes; a study with other
-    options or budgets freezes another operating point)."""
+    defaults (so a study run at the defaults keeps its rule's bytes).  The recorded budgets per decade do not change
+    the choices (the tuning scores one budget), but the rule carries them so that the Kuhn study is recorded at the
+    same density: the operating point's digest covers the recording grid as well as the choices, and a Leduc study
+    regenerated at another density alone makes the Kuhn study stale too."""
     out = {k: d[k] for k in RULE_FIELDS}
     out.update({k: d[k] for k, default in LATER_DESIGN.items() if d.get(k, default) != default})
     return out

@@ -71,7 +71,7 @@ def calls_text(x: float | None, figures: int = CALLS_FIGURES) -> str:
 
 
 def gap_text(t: dict) -> str:
-    """Where most seeds cross: '29 of 30 between 326,397 and 575,728' (stored budgets), or '—'."""
+    """Where most seeds cross: 'n of N between b0 and b1' (two neighbouring stored budgets), or '—'."""
     if not t["gaps"]:
         return "—"
     (b0, b1), n = max(t["gaps"].items(), key=lambda kv: (kv[1], -kv[0][0]))
@@ -80,7 +80,8 @@ def gap_text(t: dict) -> str:
 
 
 def gap_cell(t: dict) -> str:
-    """`gap_text` short enough for a table cell: '29 of 30: 326,397–575,728', '30 of 30: at 6,144', or '—'."""
+    """`gap_text` short enough for a table cell: 'n of N: b0–b1', 'n of N: at b0' (a crossing at a stored
+    budget), or '—'."""
     if not t["gaps"]:
         return "—"
     (b0, b1), n = max(t["gaps"].items(), key=lambda kv: (kv[1], -kv[0][0]))

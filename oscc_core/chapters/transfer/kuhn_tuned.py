@@ -48,7 +48,8 @@ CHECKPOINTS_FILE = "06_transfer_study_control_checkpoints.json.gz"
 
 def rule_of(op: OperatingPoint) -> dict:
     """The rule that made the frozen operating point's choices on Leduc: {dev_seeds, budget, tune_multiples,
-    grids} (`study.leduc_choices`), as the operating point holds it."""
+    grids} and, away from their defaults, converging_options and curve_per_decade (`study.leduc_choices`), as the
+    operating point holds it."""
     return dict(op.step_size_rule)
 
 

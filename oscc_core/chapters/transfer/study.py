@@ -84,7 +84,8 @@ def leduc_rule(p) -> dict:
 
 def leduc_choices(p) -> dict:
     """The converging learner's per-arm choices and the rule that made them: {"choices": {arm: {eta, alpha,
-    kappa}}, "rule": {dev_seeds, budget, tune_multiples, grids}, "design_from": "the study file" or "the
+    kappa}}, "rule": {dev_seeds, budget, tune_multiples, grids, and converging_options and curve_per_decade away
+    from their defaults}, "design_from": "the study file" or "the
     parameters"} (module docstring)."""
     body = json.loads(Path(p.leduc_study).read_text(encoding="utf-8"))
     if "choices" in body and "design" in body:
