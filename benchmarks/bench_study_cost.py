@@ -4,8 +4,8 @@ wall time extrapolated (issue 33, phase 2).
     .venv/bin/python benchmarks/bench_study_cost.py                      # the planned design and the committed one
     .venv/bin/python benchmarks/bench_study_cost.py --designs planned --batch-check 0
 
-For each design (the committed one: no options, 4 recorded budgets per decade; the planned one: the fast options,
-24 a decade; both at the committed multiples 1, 10, 100, 160 x 61,440 calls on Leduc and 1, 10, 100 x 61,440 on
+For each design (the committed one: the options and recorded budgets per decade its study file records; the
+planned one: the fast options, 24 a decade; both at the committed multiples 1, 10, 100, 160 x 61,440 calls on Leduc and 1, 10, 100 x 61,440 on
 Kuhn) it times, one task at a time on one core (as a study worker runs them):
 
 * chapter 05's reporting runs: every learner and arm, one seed;
@@ -38,12 +38,23 @@ SOLVER, TRANSFER = ROOT / "results" / "05_solver_study.json", ROOT / "results" /
 BUDGET, SEED, DEV = 61_440, 13, (1001, 1002)
 LEDUC_MULTIPLES, KUHN_MULTIPLES = (1, 10, 100, 160), (1, 10, 100)
 FAST_POINT = {"eta": 64.0, "alpha": 0.5, "kappa": 0.003}
-DESIGNS = {"committed": ("none", 4), "planned": ("fast", 24)}
+#: The planned design's converging options and recorded budgets per decade (the committed one's are its file's).
+PLANNED = ("fast", 24)
 
 
-def choices_of(options: str) -> dict:
+def designs() -> dict:
+    """{name: (converging options, recorded budgets per decade)}: the committed study's, read from its design
+    record, and the planned one."""
+    d = json.loads(SOLVER.read_text())["design"]
+    return {"committed": (d.get("converging_options", design.DEFAULT_OPTIONS),
+                          d.get("curve_per_decade", design.DEFAULT_PER_DECADE)), "planned": PLANNED}
+
+
+def choices_of(name: str) -> dict:
+    """The committed study's choices, or for the planned design its literal choices and `FAST_POINT` for every
+    converging arm."""
     committed = json.loads(SOLVER.read_text())["choices"]
-    if options == "none":
+    if name == "committed":
         return committed
     return {"literal": committed["literal"], "converging": {arm: dict(FAST_POINT) for arm in design.ARMS}}
 
@@ -54,10 +65,10 @@ def timed(task: Task) -> float:
     return time.perf_counter() - start
 
 
-def reporting_seconds(game: str, options: str, per_decade: int, multiples, learners) -> dict:
-    """{(learner, arm): seconds of one seed} for the study's tasks."""
+def reporting_seconds(game: str, name: str, options: str, per_decade: int, multiples, learners) -> dict:
+    """{(learner, arm): seconds of one seed} for the tasks of the design `name`."""
     base = design.with_options(Schedule(**json.loads(SOLVER.read_text())["design"]["base"]), options)
-    choices = {learner: arms for learner, arms in choices_of(options).items() if learner in learners}
+    choices = {learner: arms for learner, arms in choices_of(name).items() if learner in learners}
     out = {}
     for task in design.study_tasks(game, choices, base, (SEED,), BUDGET, multiples, per_decade=per_decade):
         out[(task.learner, task.arm)] = timed(task)
@@ -84,10 +95,10 @@ def tuning_seconds(game: str, options: str, learners) -> dict:
     return out
 
 
-def grid_sizes(options: str, game: str) -> dict:
+def grid_sizes(name: str, options: str, game: str) -> dict:
     """{(learner, arm): (choices tried without an extension, with one)}: the committed design's as its tuning
     record says (the Leduc study's, or the Kuhn control's), the planned one's from its starting grid."""
-    if options == "none":
+    if name == "committed":
         body = json.loads((SOLVER if game == "leduc" else TRANSFER).read_text())
         tuning = body["tuning"] if game == "leduc" else {"converging": body["kuhn_tuned"]["tuning"]}
         return {(ln, a): (len(t["grid"]), len(t["grid"])) for ln, arms in tuning.items() for a, t in arms.items()}
@@ -125,16 +136,17 @@ def main(argv=None) -> int:
     measured = {"leduc": json.loads(SOLVER.read_text())["run"]["seconds"],
                 "kuhn": json.loads(TRANSFER.read_text())["run"]["seconds"]}
     for name in args.designs.split(","):
-        options, per_decade = DESIGNS[name]
+        options, per_decade = designs()[name]
         print(f"{name} design: converging options {options!r}, {per_decade} recorded budgets per decade", flush=True)
         for game, multiples, learners, runs_per_seed in (("leduc", LEDUC_MULTIPLES, design.LEARNERS, 1),
                                                          ("kuhn", KUHN_MULTIPLES, ("converging",), 2)):
-            runs = reporting_seconds(game, options, per_decade, multiples, learners)
+            runs = reporting_seconds(game, name, options, per_decade, multiples, learners)
             runs = {k: v * runs_per_seed for k, v in runs.items()}        # Kuhn: the frozen study and the control
             tunes = tuning_seconds(game, options, learners)
-            low, high = extrapolate(runs, tunes, grid_sizes(options, game), args.seeds, args.workers, batch)
+            low, high = extrapolate(runs, tunes, grid_sizes(name, options, game), args.seeds, args.workers, batch)
+            beside = f" (measured: {measured[game] / 60:.0f} min)" if name == "committed" else ""
             print(f"{name} {game} study, {args.seeds} seeds on {args.workers} workers: about {low / 60:.0f} to "
-                  f"{high / 60:.0f} min (committed study measured: {measured[game] / 60:.0f} min)", flush=True)
+                  f"{high / 60:.0f} min{beside}", flush=True)
     return 0
 
 

@@ -59,10 +59,13 @@ def main(argv=None):
         cfg["schedule_extra"] = extra
         res = run(cfg, seeds, a.max_calls, a.per_decade)
         s = score(res, len(seeds), a.max_calls)
-        line = (f"{a.name} {' '.join(label):60s} to0.2 {fmt(res['0.2']['geomean']):>9s} ({res['0.2']['reached']}) "
-                f"to0.1184 {fmt(res['0.1184']['geomean']):>9s} ({res['0.1184']['reached']}) "
-                f"@2e5 {res['avg_at_200000']:.3f} @6e5 {(res['avg_at_600000'] or float('nan')):.3f} "
-                f"last@2e5 {res['last_at_200000']:.3f} score {s:.4f} wall {res['wall_s']:.1f}s")
+        reach = " ".join(f"to{th} {fmt(res[str(th)]['geomean']):>9s} ({res[str(th)]['reached']})"
+                         for th in res["thresholds"])
+        at = {k: float("nan") if res[k] is None else res[k] for k in ("avg_at_200000", "avg_at_600000",
+                                                                         "last_at_200000")}
+        line = (f"{a.name} {' '.join(label):60s} {reach} @2e5 {at['avg_at_200000']:.3f} "
+                f"@6e5 {at['avg_at_600000']:.3f} last@2e5 {at['last_at_200000']:.3f} score {s:.4f} "
+                f"wall {res['wall_s']:.1f}s")
         print(line, flush=True)
         rows.append((s, line))
         with open(a.out, "a") as f:

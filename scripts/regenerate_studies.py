@@ -33,6 +33,9 @@ import sys
 import time
 from pathlib import Path
 
+from oscc_core.chapters.solver.parameters import MAX_PER_DECADE
+from oscc_core.learning.study_design import CONVERGING_OPTIONS
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS, NOTEBOOKS = ROOT / "results", ROOT / "notebooks"
 #: The committed studies' reporting seeds and multiples (README: the learning study, the converging learner on Kuhn).
@@ -90,7 +93,7 @@ def copy(names, source: Path, dry: bool) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--converging-options", default="fast", choices=("none", "fast"),
+    ap.add_argument("--converging-options", default="fast", choices=tuple(CONVERGING_OPTIONS),
                     help="the converging learner's option set (default fast: issue 33's learner)")
     ap.add_argument("--per-decade", type=int, default=24, help="recorded budgets per decade (default 24)")
     ap.add_argument("--seeds", default=SEEDS, help="reporting seeds of both studies (default: the committed 30)")
@@ -100,8 +103,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", choices=("05", "06"), help="regenerate one study only (06 reads results/' 05)")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run and change nothing")
     args = ap.parse_args(argv)
-    if not 1 <= args.per_decade <= 64:
-        ap.error(f"--per-decade must be an integer from 1 to 64, got {args.per_decade}.")
+    if not 1 <= args.per_decade <= MAX_PER_DECADE:
+        ap.error(f"--per-decade must be an integer from 1 to {MAX_PER_DECADE}, got {args.per_decade}.")
     options = ["-p", "converging_options", args.converging_options, "-p", "curve_per_decade", str(args.per_decade)]
     seconds = {}
     if args.only in (None, "05"):
