@@ -95,14 +95,15 @@ def test_a_run_under_the_options_is_the_run_trained_alone():
     for r, run in enumerate(runs):
         alone = Learners("leduc", [RunSpec(run.arm, run.seed)],
                          replace(sched, learning_rate=run.learning_rate or sched.learning_rate), engine="torch")
-        steps = int(batch.ledger.counts["iterations"][r])
+        # the batch's group ids per step; run 1 kept the draws of steps 0, 1, 3 and 4 (step 2 was undone)
+        kept = [0, 1, 3, 4] if r == 1 else list(range(5))
+        assert int(batch.ledger.counts["iterations"][r]) == len(kept)
         groups = torch.zeros(1, dtype=torch.int64)
-        for t in range(steps):
+        for t in kept:
             alone.step(groups + t * sched.decision_points)
-        if r != 1:
-            assert torch.equal(alone.logits[0], batch.logits[r]), run
-            assert torch.equal(alone.baseline_values[0], batch.baseline_values[r]), run
-            assert np.array_equal(alone.cumulative[0], batch.cumulative[r]), run
+        assert torch.equal(alone.logits[0], batch.logits[r]), run
+        assert torch.equal(alone.baseline_values[0], batch.baseline_values[r]), run
+        assert np.array_equal(alone.cumulative[0], batch.cumulative[r]), run
 
 
 def test_at_their_defaults_the_options_leave_every_record_as_it_was():
