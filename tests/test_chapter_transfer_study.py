@@ -223,30 +223,30 @@ def test_the_chapter_record_keeps_the_controls_choices_and_summary(p, whole, op)
 
 
 # ----- checkpoints ------------------------------------------------------------------------------
-def test_every_checkpoint_is_keyed_kuhn_arm_seed_and_recomputed_by_pyspiel_equals_the_studys_value(p, whole):
+def assert_checkpoints_recomputed_by_pyspiel(path, prefix: str, runs: dict, checked: dict) -> None:
+    """Every checkpoint in `path` is keyed `prefix/arm/seed` for the study's arms and seeds, and pyspiel's
+    exploitability of it equals the study's value at the largest budget (`runs`) and the chapter's recheck
+    (`checked`)."""
     game = pyspiel.load_game("kuhn_poker")
-    body = read_checkpoints(p.out_dir / study.CHECKPOINTS_FILE)
-    assert set(body) == {f"kuhn/{arm}/{seed}" for arm in ARMS for seed in SEEDS}
+    body = read_checkpoints(path)
+    assert set(body) == {f"{prefix}/{arm}/{seed}" for arm in ARMS for seed in SEEDS}
     top = str(10 * BUDGET)
     for key, policy in body.items():
         _, arm, seed = key.split("/")
         theirs = pyspiel_exploitability(game, policy)
-        assert whole[0]["study"]["runs"][arm][seed][top]["exploitability_average"] == pytest.approx(theirs, abs=MATCH)
-        assert whole[1]["pyspiel"][key] == pytest.approx(theirs, abs=MATCH)
+        assert runs[arm][seed][top]["exploitability_average"] == pytest.approx(theirs, abs=MATCH)
+        assert checked[key] == pytest.approx(theirs, abs=MATCH)
+
+
+def test_every_checkpoint_is_keyed_kuhn_arm_seed_and_recomputed_by_pyspiel_equals_the_studys_value(p, whole):
+    assert_checkpoints_recomputed_by_pyspiel(p.out_dir / study.CHECKPOINTS_FILE, "kuhn", whole[0]["study"]["runs"],
+                                             whole[1]["pyspiel"])
     assert whole[1]["max_abs_difference"] < MATCH
 
 
 def test_the_kuhn_tuned_controls_checkpoints_are_kept_and_recomputed_by_pyspiel_equal_its_values(p, whole):
-    game = pyspiel.load_game("kuhn_poker")
-    body = read_checkpoints(p.out_dir / kuhn_tuned.CHECKPOINTS_FILE)
-    assert set(body) == {f"kuhn_tuned/{arm}/{seed}" for arm in ARMS for seed in SEEDS}
-    top = str(10 * BUDGET)
-    for key, policy in body.items():
-        _, arm, seed = key.split("/")
-        theirs = pyspiel_exploitability(game, policy)
-        assert whole[0]["study"]["kuhn_tuned"]["runs"][arm][seed][top]["exploitability_average"] == \
-            pytest.approx(theirs, abs=MATCH)
-        assert whole[2]["pyspiel"][key] == pytest.approx(theirs, abs=MATCH)
+    assert_checkpoints_recomputed_by_pyspiel(p.out_dir / kuhn_tuned.CHECKPOINTS_FILE, "kuhn_tuned",
+                                             whole[0]["study"]["kuhn_tuned"]["runs"], whole[2]["pyspiel"])
     assert whole[2]["agrees"] and whole[2]["missing"] == [] and whole[2]["max_abs_difference"] < MATCH
     written = json.loads((p.out_dir / f"{study.STUDY_STEM}.json").read_text())
     assert written["kuhn_tuned"]["checkpoints"]["file"] == kuhn_tuned.CHECKPOINTS_FILE
