@@ -228,11 +228,11 @@ def crossing_by_hand(curve: dict, threshold: float, log: bool):
     return None
 
 
-def two_figures(x: float) -> str:
-    return f"{round(x, 1 - int(np.floor(np.log10(x)))):,.0f}"
+def three_figures(x: float) -> str:
+    return f"{round(x, 2 - int(np.floor(np.log10(x)))):,.0f}"
 
 
-def test_the_papers_two_figures_and_the_rules_sensitivity(study):
+def test_the_calls_figures_and_the_rules_sensitivity(study):
     to = study_view.calls_to(study, "converging", "cp_grpo", 0.2)
     plain = study_view.calls_to(study, "converging", "cp_grpo", 0.2, "linear", "arithmetic")
     curves = list(study["runs"]["converging"]["cp_grpo"].values())
@@ -240,7 +240,7 @@ def test_the_papers_two_figures_and_the_rules_sensitivity(study):
     lines = [crossing_by_hand(c, 0.2, False) for c in curves]
     assert to["calls"] == pytest.approx(np.exp(np.mean(np.log([x[0] for x in logs]))), rel=1e-12)
     assert plain["calls"] == pytest.approx(np.mean([x[0] for x in lines]), rel=1e-12)
-    assert study_view.calls_text(to["calls"]) == two_figures(to["calls"])        # two significant figures
+    assert study_view.calls_text(to["calls"]) == three_figures(to["calls"])        # three significant figures
     gaps = [(b0, b1) for _, b0, b1 in logs]
     (b0, b1), n = max(((g, gaps.count(g)) for g in set(gaps)), key=lambda gn: (gn[1], -gn[0][0]))
     assert study_view.gap_text(to) == f"{n} of {len(curves)} between {b0:,} and {b1:,}"
@@ -250,15 +250,15 @@ def test_the_papers_two_figures_and_the_rules_sensitivity(study):
     half = scipy_stats.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / np.sqrt(len(logs))
     assert (to["low"], to["high"]) == pytest.approx((np.exp(logs.mean() - half), np.exp(logs.mean() + half)))
     frame = study_view.thresholds_frame(study)
-    assert frame.loc[("converging", "cp_grpo", "0.2"), "calls (geometric mean, log-log)"] == two_figures(to["calls"])
+    assert frame.loc[("converging", "cp_grpo", "0.2"), "calls (geometric mean, log-log)"] == three_figures(to["calls"])
     assert ("literal", "cp_grpo", "0.2") not in frame.index                     # no seed gets there
     rules = study_view.calls_rules_frame(study)
     assert rules.loc[("converging", "cp_grpo", "0.2"), "arithmetic mean, linear"] == f"{plain['calls']:,.0f}"
 
 
-@pytest.mark.parametrize("x,text", [(473340.297, "470,000"), (1830026.4, "1,800,000"), (None, "never"),
-                                    (98765.0, "99,000")])
-def test_calls_are_printed_to_two_significant_figures(x, text):
+@pytest.mark.parametrize("x,text", [(473340.297, "473,000"), (1830026.4, "1,830,000"), (None, "never"),
+                                    (98765.0, "98,800")])
+def test_calls_are_printed_to_three_significant_figures(x, text):
     assert study_view.calls_text(x) == text
 
 

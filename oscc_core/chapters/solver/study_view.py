@@ -45,9 +45,10 @@ def differences_frame(study: dict, learner: str):
 CALLS_RULE = ("geometric mean over the seeds that reach it of each seed's first crossing, interpolated linearly in "
               "log calls and log exploitability between the two stored budgets around it; 95% interval "
               "exp(t-interval of the log calls over those seeds)")
-#: Significant figures of calls to a threshold: the stored budgets are a factor of about 1.76 apart, and most seeds
-#: cross inside one gap between them, so an interpolated crossing carries no more than two figures.
-CALLS_FIGURES = 2
+#: Significant figures of calls to a threshold: the committed study stores budgets a factor of about 1.10 apart
+#: (24 a decade), and the interpolation rule moves a crossing by well under 1% (the rules table), so an
+#: interpolated crossing carries three figures (the 95% intervals are about 1% wide).
+CALLS_FIGURES = 3
 #: The rules of the sensitivity table: (name, interpolation, mean), the book's first.
 CALLS_RULES = (("geometric mean, log-log (the book's rule)", "log", "geometric"),
                ("arithmetic mean, linear", "linear", "arithmetic"),
@@ -66,7 +67,7 @@ def calls_to(study: dict, learner: str, arm: str, threshold: float, interpolatio
 
 
 def calls_text(x: float | None, figures: int = CALLS_FIGURES) -> str:
-    """Calls to `figures` significant figures, with separators ('470,000'); 'never' for None."""
+    """Calls to `figures` significant figures, with separators ('108,000'); 'never' for None."""
     return "never" if x is None else f"{float(f'{x:.{figures}g}'):,.0f}"
 
 
