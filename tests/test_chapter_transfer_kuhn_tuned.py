@@ -120,8 +120,9 @@ def study_of(curves: dict, choice=None) -> dict:
     budgets = sorted({b for seeds in curves.values() for c in seeds.values() for b in c})
     runs = {arm: {str(s): {str(b): {"exploitability_average": v} for b, v in c.items()} for s, c in seeds.items()}
             for arm, seeds in curves.items()}
-    summary = {str(b): {"arms": {arm: {"exploitability_average": {
-        "mean": float(np.mean([c[b] for c in seeds.values()]))}} for arm, seeds in curves.items()}} for b in budgets}
+    summary = {str(b): {"arms": {arm: {q: {"mean": k * float(np.mean([c[b] for c in seeds.values()]))}
+                                       for q, k in (("exploitability_average", 1), ("exploitability_last", 2))}
+                                 for arm, seeds in curves.items()}} for b in budgets}
     c = choice or {"eta": 16.0, "alpha": 0.5, "kappa": 0.1}
     return {"design": {"budget": budgets[0], "budgets": budgets}, "runs": runs, "summary": summary,
             "choices": {arm: dict(c) for arm in curves}}
@@ -190,6 +191,14 @@ def test_a_frozen_curve_is_a_plateau_only_below_the_threshold_rate():
     assert "The plateau is the transfer's" in below
 
 
+def test_curves_that_rise_again_are_said_to_rise_not_to_fall():
+    text = findings.plateau_sentence(with_control(power(0.05, -0.2), power(0.02, -0.5)), LITERAL)
+    assert "rising as calls^+0.20 over the last tenfold budget" in text and "--" not in text
+    assert "Neither curve levels off" in text
+    # the last iterate here is twice the average: 2 x 0.05 x 10^0.2 and 2 x 0.05 x 100^0.2 (frozen)
+    assert "last iterate goes from 0.1585 to 0.2512 chips between 10,000 and 100,000 calls (frozen)" in text
+
+
 def test_a_study_of_one_budget_attributes_nothing():
     one = {1: {1000: 0.2}, 2: {1000: 0.3}, 3: {1000: 0.25}}
     assert "cannot say whether either curve plateaus" in findings.plateau_sentence(with_control(one, one), LITERAL)
@@ -223,7 +232,8 @@ def test_a_study_without_the_control_has_no_control_sentence():
 
 @pytest.mark.parametrize("frozen, tuned, lower, expected", [
     (None, None, False, "one budget"), (0.25, 0.5, True, "no plateau"), (0.24, 0.25, True, "transfer"),
-    (0.24, 0.25, False, "transfer, unresolved"), (0.1, 0.1, True, "both"), (0.1, 0.1, False, "learner")])
+    (0.24, 0.25, False, "transfer, unresolved"), (0.1, 0.1, True, "both"), (0.1, 0.1, False, "learner"),
+    (-0.2, -0.6, True, "both rise"), (-0.2, 0.1, True, "both"), (0.1, -0.2, False, "learner")])
 def test_the_cause_follows_the_rates_against_the_plateau_threshold_and_the_paired_difference(frozen, tuned, lower,
                                                                                            expected):
     assert findings.PLATEAU_RATE == 0.25

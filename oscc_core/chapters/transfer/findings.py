@@ -212,7 +212,11 @@ def _choice(c: dict) -> str:
 
 
 def _rate(r: float | None) -> str:
-    return "" if r is None else f", falling as calls^-{r:.2f} over the last tenfold budget"
+    """How the seed mean moves over the last tenfold budget: falling as calls^-r, or rising as calls^+|r|."""
+    if r is None:
+        return ""
+    return (f", falling as calls^-{r:.2f}" if r >= 0 else f", rising as calls^+{-r:.2f}") + \
+        " over the last tenfold budget"
 
 
 #: What the two studies point to (`cause`), as the chapter's paragraph says it and as the result box says it.
@@ -236,16 +240,24 @@ CAUSES = {
     "learner": ("Tuning on Kuhn does not lower it: the plateau is the learner's on Kuhn, not the transfer's; no "
                 "choice the rule can make converges further.",
                 "the plateau is the learner's on Kuhn, not the transfer's"),
+    "both rise": ("Neither curve levels off: both rise again over the last tenfold budget, so the late rise is the "
+                  "learner's at either choice, and the tuned control's lower level is what the choices frozen on "
+                  "Leduc cost.",
+                  "both curves rise again at the largest budget (the learner's late rise at either choice); the "
+                  "tuned control's lower level is what the choices frozen on Leduc cost"),
 }
 
 
 def cause(frozen_rate: float | None, tuned_rate: float | None, tuned_lower: bool) -> str:
     """Which of transfer and learner the two studies' rates (`kuhn_tuned.decade_rate`, against `PLATEAU_RATE`) and
-    whether the tuned control is resolved lower point to: a key of `CAUSES`."""
+    whether the tuned control is resolved lower point to: a key of `CAUSES` ("both rise" when both curves go up
+    over the last tenfold budget: no plateau, a late rise at either choice)."""
     if frozen_rate is None:
         return "one budget"
     if frozen_rate >= PLATEAU_RATE:
         return "no plateau"
+    if frozen_rate < 0 and tuned_rate is not None and tuned_rate < 0:
+        return "both rise"
     if tuned_rate >= PLATEAU_RATE:
         return "transfer" if tuned_lower else "transfer, unresolved"
     return "both" if tuned_lower else "learner"
@@ -315,4 +327,19 @@ def plateau_sentence(study: dict, literal: dict) -> str:
         f"and the tuned one at {at(tuned, base)}.")
     arms = (f" Over the {len(diffs)} learned arms the Kuhn-tuned control is lower at the largest budget (paired, "
             f"95%) for {len(lower)}" + (f" ({', '.join(lower)})." if lower else "."))
-    return first + second + " " + CAUSES[c["cause"]][0] + arms
+    return first + second + " " + CAUSES[c["cause"]][0] + (
+        _last_iterates(study, tuned) if c["cause"] == "both rise" else "") + arms
+
+
+def _last_iterates(study: dict, tuned: dict) -> str:
+    """CP-GRPO's last-iterate exploitability (seed means) at the two largest budgets, frozen and tuned: what the
+    average policy, weighted toward late iterations, follows."""
+    budgets = sorted(int(b) for b in study["design"]["budgets"])
+    if len(budgets) < 2:
+        return ""
+    b0, b1 = budgets[-2:]
+
+    def last(s: dict, b: int) -> float:
+        return s["summary"][str(b)]["arms"]["cp_grpo"]["exploitability_last"]["mean"]
+    return (f" CP-GRPO's last iterate goes from {last(study, b0):.4f} to {last(study, b1):.4f} chips between "
+            f"{b0:,} and {b1:,} calls (frozen), and from {last(tuned, b0):.4f} to {last(tuned, b1):.4f} (tuned).")
