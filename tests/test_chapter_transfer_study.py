@@ -88,7 +88,9 @@ def test_the_converging_operating_point_is_the_solver_chapters_for_the_same_ledu
     from oscc_core.chapters.solver import parameters as solver_parameters
     from oscc_core.chapters.solver import study as solver_study
 
+    # a file of choices alone names no learner options: the solver chapter's study without them
     q = solver_parameters.validate({**parameter_defaults("05_solver"), "study_file": "", "budget": BUDGET,
+                                    "converging_options": "none", "curve_per_decade": 4,
                                     "output_dir": str(where / "solver")})
     shown = json.loads(json.dumps({"design": solver_study.design_of(q).record(), "choices": CHOICES}))
     expected = solver_study.converging_operating_point(q, shown).digest
