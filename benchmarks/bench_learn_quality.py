@@ -615,7 +615,8 @@ def main() -> None:
         used = ", ".join(f"{name} = {study[name]}" for name in FALLBACK) + f" [{sources['eta']}]"
     else:
         used = ", ".join(f"{name} = {study[name]} [{sources[name]}]" for name in FALLBACK)
-    print(f"CP-GRPO study: {used}")
+    options = ", ".join(f"{name} = {study[name]}" for name in OPTION_NAMES if name in study)
+    print(f"CP-GRPO study: {used}" + (f"; options of the study's design: {options}" if options else ""))
     epi = os_episodes_per_iteration()
     print(f"OS-MCCFR: pyspiel C++ OutcomeSamplingMCCFRSolver(game, epsilon={OS_EPSILON}, seed); one run_iteration() "
           f"= {epi} episode{'s' if epi > 1 else ''} (detected); one episode = one sampled terminal history")
