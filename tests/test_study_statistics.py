@@ -320,6 +320,12 @@ def test_a_budget_counts_as_resolved_only_when_its_interval_lies_strictly_above_
                         + ", ".join(f"{i + 1}x" for i in above) + ")")
 
 
+def test_budgets_whose_interval_lies_below_zero_are_named_too():
+    study = _study_of_differences([(0.1, 0.5), (-2.0, -1.5), (-0.5, 0.0), (-3.0, -2.5)])   # high = mean + 1
+    assert solver_view.resolved_text(study, "converging", "independent - cp_grpo") == \
+        "above 0 at 1 of 4 budgets (1x); below 0 at 2 of 4 budgets (2x, 4x)"
+
+
 def test_a_positive_mean_whose_interval_reaches_below_zero_is_not_resolved():
     study = _study_of_differences([(-0.01, 0.5), (0.0, 0.5)])
     assert solver_view.resolved_text(study, "converging", "independent - cp_grpo") == "above 0 at no budget"

@@ -312,17 +312,22 @@ def defer_to(primary: list[Row], others: list[Row]) -> list[Row]:
 
 def resolved_text(study: dict, learner: str, name: str) -> str:
     """Where the paired difference `name` (e.g. 'independent - cp_grpo') has its 95% interval above 0: 'above 0
-    at every budget', 'above 0 at 2 of 4 budgets (100x, 160x)' or 'above 0 at no budget'."""
+    at every budget', 'above 0 at 2 of 4 budgets (100x, 160x)' or 'above 0 at no budget', followed by where it
+    lies wholly below 0 when it does anywhere ('; below 0 at 2 of 4 budgets (10x, 160x)')."""
     d = study["design"]
     marks = [(b, study["summary"][learner].get(str(b), {}).get("differences", {}).get(name)) for b in budgets(study)]
     marks = [(b, iv) for b, iv in marks if iv is not None]
     above = [b for b, iv in marks if iv["low"] is not None and iv["low"] > 0]
-    if len(above) == len(marks):
-        return "above 0 at every budget"
-    if not above:
-        return "above 0 at no budget"
-    named = ", ".join(f"{b // d['budget']}x" for b in above)
-    return f"above 0 at {len(above)} of {len(marks)} budgets ({named})"
+    below = [b for b, iv in marks if iv["high"] is not None and iv["high"] < 0]
+
+    def where(side: str, bs: list) -> str:
+        if len(bs) == len(marks):
+            return f"{side} 0 at every budget"
+        if not bs:
+            return f"{side} 0 at no budget"
+        named = ", ".join(f"{b // d['budget']}x" for b in bs)
+        return f"{side} 0 at {len(bs)} of {len(marks)} budgets ({named})"
+    return where("above", above) + (f"; {where('below', below)}" if below else "")
 
 
 def calls_glue(study: dict, learner: str = "converging") -> dict[str, str]:
