@@ -217,7 +217,7 @@ def tuned_hyperparameters(study: object) -> dict:
 def hyperparameters(path: Path, overrides: dict) -> tuple[dict, dict]:
     """({name: value}, {name: where it came from}) of the study's learner: the command line's `overrides` first,
     then the study file at `path` (read defensively: missing, unreadable or incomplete is not an error), then
-    `FALLBACK`."""
+    `FALLBACK`; with the learner options of the study's design (`study_options`)."""
     try:
         found = tuned_hyperparameters(json.loads(Path(path).read_text()))
         why = "default (no tuning.converging.cp_grpo entry)"
@@ -233,6 +233,9 @@ def hyperparameters(path: Path, overrides: dict) -> tuple[dict, dict]:
             values[name], sources[name] = found[name], f"{Path(path).name} tuning.converging.cp_grpo"
         else:
             values[name], sources[name] = fallback, why
+    for name in OPTION_NAMES:                # the learner options the study ran with (its design's base schedule)
+        if name in found:
+            values[name], sources[name] = found[name], f"{Path(path).name} design.base"
     return values, sources
 
 

@@ -162,3 +162,13 @@ def test_the_study_learner_runs_with_the_options_its_study_ran_with():
     got = bq.tuned_hyperparameters(study)
     assert got == {"baseline": "history", "average_power": 2, "eta": 32.0, "alpha": 1.0, "kappa": 0.003}
     assert "baseline" not in bq.tuned_hyperparameters({"tuning": study["tuning"]})
+
+
+def test_the_study_learners_hyperparameters_keep_the_options_of_its_design(tmp_path):
+    study = {"design": {"base": {"baseline": "history", "alpha_decay": "inverse_sqrt", "epochs": 4}},
+             "tuning": {"converging": {"cp_grpo": {"eta": 32.0, "alpha": 1.0, "kappa": 0.003}}}}
+    path = tmp_path / "study.json"
+    path.write_text(json.dumps(study))
+    values, sources = bq.hyperparameters(path, {})
+    assert (values["baseline"], values["alpha_decay"], values["eta"]) == ("history", "inverse_sqrt", 32.0)
+    assert bq.ours_schedule(values).baseline == "history"
