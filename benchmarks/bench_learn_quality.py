@@ -80,6 +80,7 @@ from pathlib import Path
 import numpy as np
 
 from oscc_core.chapters.solver import study as solver_study
+from oscc_core.learning import calls_rules
 
 GAME = "leduc"                    # our name
 OPENSPIEL_GAME = "leduc_poker"    # OpenSpiel's
@@ -155,7 +156,7 @@ def parse_seeds(text: str) -> tuple[int, ...]:
 
 
 def parse_thresholds(text: str) -> tuple[float, ...]:
-    """'0.2,0.1184' -> (0.2, 0.1184): positive exploitabilities (chips), largest first."""
+    """'0.2,0.15' -> (0.2, 0.15): positive exploitabilities (chips), largest first."""
     out = set()
     for part in (p.strip() for p in text.split(",")):
         if part:
@@ -243,16 +244,11 @@ def calls_to(points, threshold: float) -> tuple[float | None, str]:
     """Where a curve [(calls, exploitability), ...] first falls to `threshold`: (calls, "crossed") interpolated
     linearly in log calls and log exploitability between the budgets around the crossing; (first calls,
     "at_start") when it is already there at the smallest budget; (None, "never") when it never is."""
-    pts = sorted((float(c), float(e)) for c, e in points)
-    if not pts:
+    found = calls_rules.crossing_of_points([(float(c), float(e)) for c, e in points], threshold)
+    if found is None:
         return None, "never"
-    if pts[0][1] <= threshold:
-        return pts[0][0], "at_start"
-    for (c0, e0), (c1, e1) in itertools.pairwise(pts):
-        if e1 <= threshold:
-            f = (math.log(e0) - math.log(threshold)) / (math.log(e0) - math.log(e1))
-            return math.exp(math.log(c0) + f * (math.log(c1) - math.log(c0))), "crossed"
-    return None, "never"
+    calls, before, after = found
+    return calls, ("at_start" if before == after else "crossed")
 
 
 def at_calls(points, calls: float) -> float:

@@ -36,6 +36,7 @@ import torch
 from oscc_core.learning.loop import Learners, RunSpec, Schedule
 from oscc_core.chapters.solver import study as solver_study
 from oscc_core.chapters.transfer import study as transfer_study
+from oscc_core.learning import calls_rules
 from oscc_core.learning.study import exploitability
 
 DEFAULTS = dict(arm="cp_grpo", N=128, E=4, eps=0.2, eta=128.0, alpha=0.5, kappa=0.1, law="counterfactual",
@@ -68,14 +69,10 @@ def grid(lo: float, hi: float, per_decade: int) -> np.ndarray:
 
 
 def calls_to(points, threshold: float):
-    """First crossing of `threshold` by (calls, exploitability) points, log-log interpolated; None if never."""
-    if points[0][1] <= threshold:
-        return float(points[0][0])
-    for (b0, e0), (b1, e1) in zip(points, points[1:]):
-        if e1 <= threshold:
-            f = (math.log(e0) - math.log(threshold)) / (math.log(e0) - math.log(e1))
-            return math.exp(math.log(b0) + f * (math.log(b1) - math.log(b0)))
-    return None
+    """First crossing of `threshold` by (calls, exploitability) points, log-log interpolated (the study's rule,
+    `calls_rules.crossing_of_points`); None if never."""
+    found = calls_rules.crossing_of_points(points, threshold)
+    return None if found is None else found[0]
 
 
 def make_learners(cfg, seeds):

@@ -56,14 +56,6 @@ def test_no_seed_reaching_the_threshold_has_no_figure_and_no_difference():
                    "interpolation_difference": None, "reached": 0, "seeds": 1}
 
 
-def test_rule_effects_cover_every_learner_arm_and_threshold_keyed_as_the_study_keys_thresholds():
-    runs = {"converging": {"cp_grpo": {"13": A, "17": B}, "independent": {"13": C}}}
-    got = calls_rules.rule_effects(runs, [0.2, 0.35])
-    assert set(got["converging"]) == {"cp_grpo", "independent"}
-    assert set(got["converging"]["cp_grpo"]) == {repr(0.2), repr(0.35)}
-    assert got["converging"]["independent"][repr(0.35)]["reached"] == 1   # C: 0.5 -> 0.3 crosses 0.35
-
-
 def test_the_study_summarys_calls_to_is_the_log_log_crossing():
     assert calls_to(A, 0.2) == calls_rules.crossing(A, 0.2)[0]
     assert calls_to(C, 0.2) is None

@@ -8,9 +8,9 @@ geometric mean over the seeds that reach the threshold; the alternative
 (`ALTERNATIVE_RULE`) interpolates linearly in calls and exploitability and
 takes the arithmetic mean.  Where the stored budgets are dense around the
 crossings the two agree; where they are far apart the interpolation (and the
-mean, over widely spread seeds) can move the figure, and `rule_effects` says
+mean, over widely spread seeds) can move the figure, and `rule_effect` says
 by how much, so a reader can see whether the stored budgets support the
-printed precision (issue 33 asks for under 2%).
+printed precision (under 2% is the aim).
 
 Units: calls in physical calls, exploitability and thresholds in chips.
 """
@@ -28,17 +28,27 @@ INTERPOLATIONS, MEANS = ("log", "linear"), ("geometric", "arithmetic")
 
 def crossing(curve: dict, threshold: float, interpolation: str = "log") -> tuple[float, int, int] | None:
     """(calls, stored budget before, stored budget after) at which one run's average-policy exploitability first
-    falls to `threshold`, interpolated between the two stored budgets around the crossing, linearly in log calls
-    and log exploitability ("log") or in calls and exploitability ("linear"); (first budget, it, it) when the run
-    starts at or below it; None when it never gets there.  `curve`: {budget: record}."""
+    falls to `threshold` (`crossing_of_points` on the run's stored budgets); None when it never gets there.
+    `curve`: {budget: record}."""
+    return crossing_of_points([(int(b), rec["exploitability_average"]) for b, rec in curve.items()], threshold,
+                              interpolation)
+
+
+def crossing_of_points(points, threshold: float, interpolation: str = "log") -> tuple[float, object, object] | None:
+    """(calls, calls before, calls after) at which a curve of (calls, exploitability) points first falls to
+    `threshold`, interpolated between the two points around the crossing, linearly in log calls and log
+    exploitability ("log") or in calls and exploitability ("linear"); (first calls, it, it) when the curve starts
+    at or below it; None when it never gets there (or has no point)."""
     if interpolation not in INTERPOLATIONS:
         raise ValueError(f"interpolation must be one of {', '.join(INTERPOLATIONS)}, got {interpolation!r}.")
-    points = sorted((int(b), rec["exploitability_average"]) for b, rec in curve.items())
+    points = sorted(points)
+    if not points:
+        return None
     if points[0][1] <= threshold:
         return float(points[0][0]), points[0][0], points[0][0]
     for (b0, e0), (b1, e1) in zip(points, points[1:]):
         if e1 <= threshold:
-            if interpolation == "log":       # the arithmetic of `study_design.calls_to`, operation for operation
+            if interpolation == "log":
                 f = (np.log(e0) - np.log(threshold)) / (np.log(e0) - np.log(e1))
                 return float(np.exp(np.log(b0) + f * (np.log(b1) - np.log(b0)))), b0, b1
             return float(b0 + (e0 - threshold) / (e0 - e1) * (b1 - b0)), b0, b1
@@ -83,10 +93,3 @@ def rule_effect(curves, threshold: float) -> dict:
         (other["calls"] / ours["calls"] - 1.0, linear["calls"] / ours["calls"] - 1.0)
     return {"study": ours["calls"], "alternative": other["calls"], "relative_difference": rel,
             "interpolation_difference": interp, "reached": ours["reached"], "seeds": ours["seeds"]}
-
-
-def rule_effects(runs: dict, thresholds) -> dict:
-    """rule_effects[learner][arm][repr(threshold)]: `rule_effect` for every learner and arm of a study's runs
-    ({learner: {arm: {seed: {budget: record}}}}) and every threshold (keys as the study's "thresholds")."""
-    return {learner: {arm: {repr(float(th)): rule_effect(seeds.values(), float(th)) for th in thresholds}
-                      for arm, seeds in arms.items()} for learner, arms in runs.items()}

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from oscc_core.learning.calls_rules import crossing
+from oscc_core.learning.study_design import summary
 from oscc_core.method.stats import t_interval
 
 REFERENCE = "cp_grpo"      # `study_design.summary` takes its paired differences against CP-GRPO
@@ -60,8 +61,6 @@ def coupling_summary(arms: dict, thresholds, arm: str = "independent") -> dict:
     """The coupling question of one learner's runs (`arms`: {arm: {seed: {budget: record}}}): {"calls_ratio":
     {repr(threshold): `calls_ratio` arm / CP-GRPO}, "differences": {budget: arm - CP-GRPO exploitability of the
     average policy, `study_design.summary`'s paired entry (mean, low, high, n, cp_grpo_lower)}}."""
-    from oscc_core.learning.study_design import summary
-
     ours, ref = arms[arm], arms[REFERENCE]
     budgets = shared_budgets(ours, ref)
     by_budget = summary({"_": {REFERENCE: ref, arm: ours}}, budgets, ())["by_budget"]["_"]

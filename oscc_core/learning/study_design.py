@@ -15,8 +15,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from oscc_core.learning.calls_rules import calls_over_seeds, crossing
 from oscc_core.learning.loop import LATER_DEFAULTS, Schedule
 from oscc_core.learning.study import Task
+from oscc_core.method.stats import t_interval
 
 LITERAL, CONVERGING = "literal", "converging"
 LEARNERS = (LITERAL, CONVERGING)
@@ -185,15 +187,11 @@ def calls_to(curve: dict, threshold: float) -> float | None:
     """The physical calls at which a run's average-policy exploitability first falls to `threshold` (chips),
     interpolated linearly in log calls and log exploitability between the two recorded budgets around the
     crossing; None when it never does within the recorded budgets (`calls_rules.crossing`, the study's rule)."""
-    from oscc_core.learning.calls_rules import crossing
-
     found = crossing(curve, threshold, "log")
     return None if found is None else found[0]
 
 
 def _interval(values) -> dict:
-    from oscc_core.method.stats import t_interval
-
     v = np.asarray(values, dtype=np.float64)
     if v.size < 2:
         return {"mean": float(v.mean()) if v.size else None, "low": None, "high": None, "n": int(v.size)}
@@ -206,9 +204,7 @@ def summary(runs: dict, budgets, thresholds) -> dict:
     last iterate's exploitability (chips) and of the share of states never updated; the paired differences
     arm - cp_grpo (seeds matched) with their intervals and the seeds on which cp_grpo is lower.  Plus
     thresholds[learner][arm][threshold]: the seeds that reach it and the geometric mean of their calls with the
-    95% interval exp(t-interval of log calls) (`calls_to`)."""
-    from oscc_core.method.stats import t_interval
-
+    95% interval exp(t-interval of log calls) (`calls_rules.calls_over_seeds`, the study's rule)."""
     out: dict = {"by_budget": {}, "thresholds": {}}
     for learner, arms in runs.items():
         per = out["by_budget"].setdefault(learner, {})
@@ -232,12 +228,8 @@ def summary(runs: dict, budgets, thresholds) -> dict:
         ths = out["thresholds"].setdefault(learner, {})
         for arm, seeds in arms.items():
             for th in thresholds:
-                calls = [c for c in (calls_to(s, th) for s in seeds.values()) if c is not None]
-                row = {"reached": len(calls), "seeds": len(seeds), "geometric_mean": None, "low": None, "high": None}
-                if calls:
-                    row["geometric_mean"] = float(np.exp(np.mean(np.log(calls))))
-                if len(calls) >= 2 and np.ptp(np.log(calls)) > 0:
-                    iv = t_interval(np.log(calls))                     # on log calls: a geometric-mean interval
-                    row["low"], row["high"] = float(np.exp(iv.low)), float(np.exp(iv.high))
-                ths.setdefault(arm, {})[repr(float(th))] = row
+                r = calls_over_seeds(seeds.values(), th)               # the study's rule: log-log, geometric mean
+                ths.setdefault(arm, {})[repr(float(th))] = {"reached": r["reached"], "seeds": r["seeds"],
+                                                            "geometric_mean": r["calls"], "low": r["low"],
+                                                            "high": r["high"]}
     return out

@@ -71,11 +71,17 @@ def calls_text(x: float | None, figures: int = CALLS_FIGURES) -> str:
     return "never" if x is None else f"{float(f'{x:.{figures}g}'):,.0f}"
 
 
+def most_crossed_gap(t: dict) -> tuple[tuple[int, int], int] | None:
+    """((before, after), seeds) of the gap between stored budgets where most seeds cross (the earliest on a tie),
+    or None when no seed crosses (`t`: `calls_to`'s record)."""
+    return max(t["gaps"].items(), key=lambda kv: (kv[1], -kv[0][0])) if t["gaps"] else None
+
+
 def gap_text(t: dict) -> str:
     """Where most seeds cross: 'n of N between b0 and b1' (two neighbouring stored budgets), or '—'."""
-    if not t["gaps"]:
+    if (most := most_crossed_gap(t)) is None:
         return "—"
-    (b0, b1), n = max(t["gaps"].items(), key=lambda kv: (kv[1], -kv[0][0]))
+    (b0, b1), n = most
     where = f"at or before {b0:,}" if b0 == b1 else f"between {b0:,} and {b1:,}"
     return f"{n} of {t['reached']} {where}"
 
@@ -83,9 +89,9 @@ def gap_text(t: dict) -> str:
 def gap_cell(t: dict) -> str:
     """`gap_text` short enough for a table cell: 'n of N: b0–b1', 'n of N: at b0' (a crossing at a stored
     budget), or '—'."""
-    if not t["gaps"]:
+    if (most := most_crossed_gap(t)) is None:
         return "—"
-    (b0, b1), n = max(t["gaps"].items(), key=lambda kv: (kv[1], -kv[0][0]))
+    (b0, b1), n = most
     return f"{n} of {t['reached']}: " + (f"at {b0:,}" if b0 == b1 else f"{b0:,}–{b1:,}")
 
 
