@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -19,6 +20,42 @@ def simulated_results(script: str, timeout: int) -> dict:
     done = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def thread_safe_simulator() -> None:
+    """Close the simulator's two races between a block's threads (`thread_safe_shared_arrays`,
+    `thread_safe_module_swap`); each simulated child calls this before its first launch."""
+    thread_safe_shared_arrays()
+    thread_safe_module_swap()
+
+
+@contextmanager
+def swapped_cuda_module(fn, fake_cuda_module):
+    """numba's `kernelapi.swapped_cuda_module` (the kernel's `cuda` name pointed at the simulated module while it
+    runs), reading the globals in one atomic copy instead of a generator over the live dict."""
+    from numba import cuda
+    globals_ = fn.__globals__
+    original = {k: v for k, v in list(globals_.items()) if v is cuda}    # list(): one C call under the GIL
+    globals_.update(dict.fromkeys(original, fake_cuda_module))
+    try:
+        yield
+    finally:
+        globals_.update(original)
+
+
+def thread_safe_module_swap() -> None:
+    """Make the simulator's swap of the `cuda` name safe while other threads of the block run.
+
+    Every call of a device function swaps the `cuda` name in its globals,
+    reading them with a Python generator over the live dict.  Another thread
+    of the block may meanwhile add a name to those globals: its first
+    warning (the uint64 hashing wraps, a RuntimeWarning even when ignored)
+    makes `__warningregistry__` there.  The reading thread then raises
+    "dictionary changed size during iteration" (seen as a flaky launch
+    error).  Here the globals are copied in one atomic call first.
+    """
+    from numba.cuda.simulator import kernel, kernelapi
+    kernelapi.swapped_cuda_module = kernel.swapped_cuda_module = swapped_cuda_module
 
 
 def thread_safe_shared_arrays() -> None:

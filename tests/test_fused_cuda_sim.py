@@ -30,7 +30,7 @@ import sys
 
 import pytest
 
-from simulator import simulated_results
+from simulator import simulated_results, thread_safe_simulator
 
 GROUPS = 12                     # per case: the simulator runs about a thousand hands a second
 ARMS = ["independent", "root_only", "continuation_only", "full", "policy_namespace"]
@@ -196,6 +196,7 @@ def test_forcing_the_fused_engine_on_cuda_without_numba_cuda_is_a_value_error_na
 if __name__ == "__main__":      # the child process: numba.cuda is imported here, after NUMBA_ENABLE_CUDASIM
     import warnings
     warnings.filterwarnings("ignore", category=RuntimeWarning)   # uint64 hashing wraps by design
+    thread_safe_simulator()
     from numba import cuda
     out = {_case_id(c): _run_case(*c) for c in CASES}
     out.update({_collect_case_id(c): _run_collect(*c) for c in COLLECT_CASES})

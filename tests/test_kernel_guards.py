@@ -29,7 +29,7 @@ import warnings
 
 import pytest
 
-from simulator import blocks_at_once, simulated_results, thread_safe_shared_arrays
+from simulator import blocks_at_once, simulated_results, thread_safe_simulator
 
 GROUPS, THREADS, SENTINEL = 12, 5, -7          # 3 blocks of 5 threads: 3 spare threads in the last block
 COLLECTOR_CASES = [("leduc", "", "full", 1), ("kuhn", "1", "independent", 2), ("leduc", "2", "root_only", 1)]
@@ -165,7 +165,7 @@ def test_a_value_table_of_negative_zeros_stays_so_while_no_ppo_run_takes_part(si
 if __name__ == "__main__":      # the child process: numba's CUDA simulator is on
     warnings.filterwarnings("ignore", category=RuntimeWarning)    # uint64 hashing wraps, as intended
     sys.setswitchinterval(1e-5)   # the blocks (and a block's threads) interleave finely
-    thread_safe_shared_arrays()
+    thread_safe_simulator()
     from numba import config
 
     from oscc_core.learning import fused_cuda

@@ -22,7 +22,7 @@ import warnings
 
 import pytest
 
-from simulator import simulated_results, thread_safe_shared_arrays
+from simulator import simulated_results, thread_safe_simulator
 
 ARMS = ("cp_grpo", "independent", "grpo", "uniform", "ppo")
 #: case -> (game, learner, budget, iterations, decision points, given group ids, seeds, value tables start at
@@ -156,7 +156,7 @@ def test_without_numba_cuda_asking_for_the_gpu_engine_names_what_it_needs(monkey
 if __name__ == "__main__":      # the child process: numba's CUDA simulator is on
     warnings.filterwarnings("ignore", category=RuntimeWarning)    # uint64 hashing wraps, as intended
     sys.setswitchinterval(1e-5)   # the simulator's block runner polls its threads: a barrier waits a switch
-    thread_safe_shared_arrays()   # short switches make the simulator's own shared-array race likely
+    thread_safe_simulator()   # short switches make the simulator's own races likely
     from numba import config
     results = {name: _compare(case) for name, case in CASES.items()}
     print(json.dumps(results | {"_simulator": bool(config.ENABLE_CUDASIM)}))

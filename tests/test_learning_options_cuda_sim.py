@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from simulator import simulated_results, thread_safe_shared_arrays  # noqa: E402
+from simulator import simulated_results, thread_safe_simulator  # noqa: E402
 
 #: case -> (game, budget, iterations, decision points, seeds, baseline)
 CASES = {
@@ -94,7 +94,7 @@ def test_the_simulator_ran(simulated):
 if __name__ == "__main__":      # the child process: numba's CUDA simulator is on
     warnings.filterwarnings("ignore", category=RuntimeWarning)
     sys.setswitchinterval(1e-5)
-    thread_safe_shared_arrays()
+    thread_safe_simulator()
     from numba import config
     results = {name: _compare(case) for name, case in CASES.items()}
     print(json.dumps(results | {"_simulator": bool(config.ENABLE_CUDASIM)}))
