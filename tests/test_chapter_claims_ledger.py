@@ -11,6 +11,8 @@ from collections import Counter
 import papermill as pm
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 from notebook_runs import run_notebook
 
 from oscc_core.chapters.claims_ledger import collect, disagreements, ledger, parameters
@@ -234,6 +236,37 @@ def test_the_ledger_page_shows_a_lines_reading_once_in_its_own_place():
     shown = detail_html(line)
     assert shown.count("roots: all") == 2                    # the reading's text and its tooltip, not the why's
     assert "(ours 1)</span>" in shown and "reading: choices" not in shown
+
+
+def test_a_relation_holding_a_semicolon_leaves_the_why_whole_and_is_shown_once():
+    from oscc_core.chapters.claims_ledger.tables import detail_html
+    relation = "variance: root_only < independent; full lowest"
+    clause = f"the relation the paper states, “{relation}”, holds (resolved at 95%)"
+    line = {"id": "x", "relation": relation, "relation holds": True, "relation resolved": True, "reading": None,
+            "why": f"the paper's 2 lies outside our 95% interval [0.5, 1.5] (ours 1); {clause}; exact 1.2"}
+    why_shown = detail_html(line).split("<b>why</b>")[1]
+    assert "full lowest" not in why_shown and "exact 1.2" in why_shown and "(ours 1)" in why_shown
+
+
+def test_a_not_compared_line_shows_its_ordering_verdict_however_long_its_relation():
+    from oscc_core.chapters.claims_ledger.tables import detail_html
+    line = {"id": "x", "relation": "trace: " + "root_only < independent, " * 20 + "full lowest",
+            "relation holds": True, "relation resolved": None, "verdict": "not compared",
+            "relation verdict": "reproduced", "reading": None, "why": "scales differ"}
+    shown = detail_html(line).split("<b>why</b>")[0]
+    assert "ordering verdict: reproduced</span>" in shown
+
+
+CLAUSE_TEXT = st.text(alphabet="abc ,()", min_size=1, max_size=12)
+
+
+@given(before=st.lists(CLAUSE_TEXT, max_size=3), after=st.lists(CLAUSE_TEXT, max_size=3),
+       inner=st.lists(st.text(alphabet="xyz ", max_size=6), min_size=1, max_size=3), tail=st.text("xyz ()", max_size=8))
+def test_cutting_a_clause_that_holds_semicolons_leaves_exactly_the_other_clauses(before, after, inner, tail):
+    from oscc_core.chapters.claims_ledger.tables import without_clause
+    said = "“" + "; ".join(inner) + "”"
+    text = "; ".join([*before, said + tail, *after])
+    assert without_clause(text, said) == ("; ".join([*before, *after]) or "—")
 
 
 def test_the_build_fails_on_an_entry_with_no_verdict(tmp_path):

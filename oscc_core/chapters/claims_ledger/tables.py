@@ -195,15 +195,16 @@ def printed_in(source: str | None) -> str:
     return source_name(source).removeprefix("the paper's ") if source else "—"
 
 
-def relation_text(r: dict) -> str | None:
-    """The relation the line declares and what became of it on our numbers (its own verdict where the size is not
-    compared), or None."""
+def relation_text(r: dict, limit: int | None = None) -> str | None:
+    """The relation the line declares (its wording shortened to `limit` characters, if given) and what became of it
+    on our numbers (its own verdict where the size is not compared; never shortened), or None."""
     if not r.get("relation"):
         return None
     outcome_ = relation_outcome(r)
     if r.get("relation verdict") and r.get("verdict") == claims.NOT_COMPARED:
         outcome_ += f"; ordering verdict: {r['relation verdict']}"
-    return f"“{r['relation']}” {outcome_}"
+    wording = r["relation"] if limit is None else shortened(r["relation"], limit)
+    return f"“{wording}” {outcome_}"
 
 
 def why(r: dict) -> str:
@@ -212,28 +213,36 @@ def why(r: dict) -> str:
     return r.get("why") or r.get("reason") or "—"
 
 
-def without_reading(text: str, reading: str) -> str:
-    """`text` (a line's why) without its clause "reading: <reading>", which the detail line shows in a place of its
-    own (a reading may hold "; " itself, so the clause is cut whole, not split)."""
-    clause = f"reading: {reading}"
-    return text.replace(f"; {clause}", "").removeprefix(clause).removeprefix("; ") or "—"
+def without_clause(text: str, clause: str) -> str:
+    """`text` (clauses joined by "; ") without the clause that begins with `clause`, cut whole up to the next "; "
+    after it: a relation or a reading may hold "; " itself, so the text is never split at every "; "."""
+    start = text.find(clause)
+    while start > 0 and not text[:start].endswith("; "):     # only where a clause begins
+        start = text.find(clause, start + 1)
+    if start < 0:
+        return text
+    end = text.find("; ", start + len(clause))
+    rest = "" if end < 0 else text[end + 2:]
+    return (text[:start] + rest).removesuffix("; ") or "—"
 
 
 def detail_html(r: dict) -> str:
     """The entry's line below its numbers: its claim id, the relation with its outcome, the reading and why, at
-    most `DETAIL_CHARACTERS` long (the why shortened to what is left, at least `SHORT_REASON`)."""
-    relation, reading, text = relation_text(r), r.get("reading"), why(r)
-    said = relation_sentence(r)
-    if relation and said:                       # the relation has its own place on the line
-        text = "; ".join(c for c in text.split("; ") if not c.startswith(said))
-    if reading:                                 # so has the reading
-        text = without_reading(text, reading)
-    relation = relation and shortened(relation, DETAIL_CHARACTERS // 4)
-    reading = reading and shortened(reading, DETAIL_CHARACTERS // 4)
+    most `DETAIL_CHARACTERS` long (the why shortened to what is left, at least `SHORT_REASON`; each shortened
+    part's whole text is its tooltip).  The relation's and the reading's clauses leave the why, having places of
+    their own on the line."""
+    text, said, reading = why(r), relation_sentence(r), r.get("reading")
+    relation = relation_text(r, DETAIL_CHARACTERS // 4)
+    if relation and said:
+        text = without_clause(text, said)
+    if reading:
+        text = without_clause(text, f"reading: {reading}")
+        reading = shortened(reading, DETAIL_CHARACTERS // 4)
     used = len(r["id"]) + len(relation or "") + len(reading or "") + 30
     parts = [f'<code class="ledger-id">{html.escape(r["id"]).replace(".", ".<wbr>").replace("_", "_<wbr>")}</code>']
     if relation:
-        parts.append(f"<b>relation</b> {html.escape(relation)}")
+        parts.append(f'<b>relation</b> <span title="{html.escape(relation_text(r), quote=True)}">'
+                     f'{html.escape(relation)}</span>')
     if reading:
         parts.append(f'<b>reading</b> <span title="{html.escape(r["reading"], quote=True)}">{html.escape(reading)}</span>')
     short = shortened(text, max(SHORT_REASON, DETAIL_CHARACTERS - used))
