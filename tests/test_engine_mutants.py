@@ -158,8 +158,8 @@ def test_a_bad_branch_order_message_gives_the_range_of_positions():
 def test_forcing_the_fused_engine_names_every_blocker():
     with pytest.raises(ValueError) as err:
         collect("leduc", "", "full", 10, seed=1, device="cpu", engine="fused", trace=[],
-                continuation_map="antithetic")
-    assert str(err.value) == "engine='fused' needs no trace and no chance map; use engine='torch' or 'auto'."
+                chance_map=lambda u, lanes: u)
+    assert str(err.value) == "engine='fused' needs no trace and no custom chance map; use engine='torch' or 'auto'."
 
 
 def _always_call():

@@ -20,6 +20,8 @@ def _both_engines(*args, **kwargs):
 
 def _assert_same(a, b):
     assert torch.equal(a.returns, b.returns)
+    assert (a.group_draws is None) == (b.group_draws is None)
+    assert a.group_draws is None or torch.equal(a.group_draws, b.group_draws)
     assert torch.equal(a.codes, b.codes)
     assert torch.equal(a.own_card, b.own_card) and torch.equal(a.public_card, b.public_card)
     assert a.stats == b.stats
@@ -42,6 +44,27 @@ def test_fused_engine_equals_torch_engine_with_a_tabular_policy_and_a_budget(gam
 
 def test_fused_engine_equals_torch_engine_under_a_branch_swap():
     _assert_same(*_both_engines("leduc", "2", "full", 3_000, seed=13, device="cpu", branch_order=[2, 0, 1]))
+
+
+@pytest.mark.parametrize("continuation_map", ["relabelled", "antithetic"])
+@pytest.mark.parametrize("root", ["", "2", "11|", "121|2"])
+@pytest.mark.parametrize("arm", ARMS)
+def test_fused_engine_equals_torch_engine_under_each_selector_stress_map(continuation_map, root, arm):
+    _assert_same(*_both_engines("leduc", root, arm, 2_000, seed=15, device="cpu", continuation_map=continuation_map))
+
+
+@pytest.mark.parametrize("continuation_map", ["relabelled", "antithetic"])
+def test_fused_engine_equals_torch_engine_under_a_map_with_a_budget_a_policy_and_a_branch_swap(continuation_map):
+    _assert_same(*_both_engines("leduc", "2", "full", 1_500, seed=16, device="cpu", budget=3,
+                                continuation=random_policy("leduc", seed=4), branch_order=[2, 0, 1],
+                                continuation_map=continuation_map, keep_draws=True))
+
+
+@pytest.mark.parametrize("continuation_map", ["relabelled", "antithetic"])
+def test_the_auto_engine_runs_a_selector_stress_map_on_the_fused_kernel(continuation_map, monkeypatch):
+    from oscc_core.engine import collector
+    monkeypatch.setattr(collector, "_collect_chunk", None)      # the torch path would fail
+    collect("leduc", "", "full", 100, seed=1, device="cpu", continuation_map=continuation_map)
 
 
 def test_fused_engine_keeps_the_same_per_group_draw_counts():

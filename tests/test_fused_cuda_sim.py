@@ -42,10 +42,14 @@ TABULAR_CASES = [("leduc", "", "full", "random", 2), ("leduc", "21|", "independe
 CASES = UNIFORM_CASES + TABULAR_CASES
 COMPARED = ("returns", "codes", "own_card", "public_card", "group_draws", "_draws", "_keys")
 SEED, SPLIT = 21, "audit"
-#: (game, root, arm, policy, budget, groups, GPU chunk size, branch order): whole collections, several chunks
-COLLECT_CASES = [("leduc", "", "full", "uniform", 1, 13, 5, None),
-                 ("kuhn", "1", "independent", "random", 2, 11, 4, [1, 0]),
-                 ("leduc", "2", "root_only", "uniform", 1, 10, 3, [2, 0, 1])]
+#: (game, root, arm, policy, budget, groups, GPU chunk size, branch order, continuation map): whole collections,
+#: several chunks
+COLLECT_CASES = [("leduc", "", "full", "uniform", 1, 13, 5, None, "semantic"),
+                 ("kuhn", "1", "independent", "random", 2, 11, 4, [1, 0], "semantic"),
+                 ("leduc", "2", "root_only", "uniform", 1, 10, 3, [2, 0, 1], "semantic"),
+                 ("leduc", "", "full", "random", 2, 9, 4, None, "relabelled"),
+                 ("leduc", "2", "independent", "uniform", 1, 9, 4, [1, 2, 0], "relabelled"),
+                 ("leduc", "", "continuation_only", "uniform", 2, 9, 4, None, "antithetic")]
 COLLECTION_FIELDS = ("returns", "codes", "own_card", "public_card", "group_draws", "stats", "logical_keys",
                      "physical_draws", "failures", "digest")
 
@@ -85,8 +89,9 @@ def _run_case(game_name, root_name, arm_name, policy_name, budget) -> dict:
     event = next(iter(chance_event_of_nodes(game).values()), 0)
     streams = collector.Streams(SEED, collector.rng.SPLITS[SPLIT], torch.arange(GROUPS), get_arm(arm_name),
                                 len(root.actions), budget)
-    engines = {"cuda": collector._fused_chunk("cuda", game, root, streams, event, cdf, last_action),
-               "cpu": collector._fused_chunk("cpu", game, root, streams, event, cdf, last_action),
+    semantic = chance_maps.DEFAULT_MAP
+    engines = {"cuda": collector._fused_chunk("cuda", game, root, streams, event, cdf, last_action, semantic),
+               "cpu": collector._fused_chunk("cpu", game, root, streams, event, cdf, last_action, semantic),
                "torch": collector._collect_chunk(game, root, streams, event, cdf, last_action, None, None, None,
                                                  chance_maps.DEFAULT_MAP)}
 
@@ -107,18 +112,19 @@ def _same(x, y) -> bool:
 
 
 def _collect_case_id(case) -> str:
-    game, root, arm, policy, budget, groups, chunk, order = case
-    return f"collect-{game}[{root}]-{arm}-{policy}-b{budget}-{groups}-by-{chunk}" + (f"-order{order}" if order else "")
+    game, root, arm, policy, budget, groups, chunk, order, mapped = case
+    return (f"collect-{game}[{root}]-{arm}-{policy}-b{budget}-{groups}-by-{chunk}" + (f"-order{order}" if order else "")
+            + ("" if mapped == "semantic" else f"-{mapped}"))
 
 
-def _run_collect(game_name, root_name, arm_name, policy_name, budget, n_groups, chunk, order) -> dict:
+def _run_collect(game_name, root_name, arm_name, policy_name, budget, n_groups, chunk, order, mapped) -> dict:
     """Fields on which a collection through the GPU kernel in chunks of `chunk` differs from the fused CPU
     kernel's (one chunk) and the torch path's (chunks of chunk + 2), and how often it prepared the kernel's
     inputs."""
     from oscc_core.engine import collector, fused_cuda
     from oscc_core.policy import random_policy
     kwargs = {"continuation": random_policy(game_name, seed=5) if policy_name == "random" else policy_name,
-              "budget": budget, "branch_order": order, "keep_draws": True, "device": "cpu"}
+              "budget": budget, "branch_order": order, "keep_draws": True, "device": "cpu", "continuation_map": mapped}
     args = (game_name, root_name, arm_name, n_groups, SEED)
     prepared, real_prepare, real_choose = [], fused_cuda.prepare, collector._choose_engine
     fused_cuda.prepare = lambda *a: prepared.append(a) or real_prepare(*a)

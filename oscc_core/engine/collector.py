@@ -210,7 +210,7 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, *, continuation
     engine        "torch" (batched tensor ops, any device), "fused" (one compiled loop per group:
                   `engine.fused` on the CPU, its GPU build `engine.fused_cuda` on CUDA, where numba's
                   CUDA target must be installed) or "auto" (fused whenever it applies: no trace,
-                  violation or chance map, and on CUDA numba's CUDA target present and the
+                  violation or custom chance map, and on CUDA numba's CUDA target present and the
                   environment variable OSCC_NO_FUSED_CUDA unset).  All give identical results; the
                   engine is not part of the manifest.
 
@@ -299,7 +299,7 @@ def _choose_engine(engine, device, trace, violation, chance_map, continuation_ma
     blockers = [reason for reason, present in (
         ("numba's CUDA target on a CUDA device (pip install numba-cuda)", on_cuda and not fused_cuda.available()),
         ("no trace", trace is not None), ("no violation", violation is not None),
-        ("no chance map", chance_map is not None or continuation_map != chance_maps.DEFAULT_MAP)) if present]
+        ("no custom chance map", chance_map is not None)) if present]
     if engine == "fused" and blockers:
         raise ValueError(f"engine='fused' needs {' and '.join(blockers)}; use engine='torch' or 'auto'.")
     if blockers or (engine == "auto" and on_cuda and not fused_cuda.enabled()):
@@ -314,10 +314,11 @@ def _chunk_function(kernel, game: Game, root: Root, streams_at, event: int, cdf,
     uploaded here, once, from the first chunk's streams (`streams_at(0)`): they do not change between chunks."""
     if kernel == "cuda":
         from oscc_core.engine import fused_cuda
-        inputs = fused_cuda.prepare(game, root, streams_at(0), event, cdf, last_action)
-        return lambda streams: _fused_chunk(kernel, game, root, streams, event, cdf, last_action, inputs)
+        inputs = fused_cuda.prepare(game, root, streams_at(0), event, cdf, last_action, continuation_map)
+        return lambda streams: _fused_chunk(kernel, game, root, streams, event, cdf, last_action, continuation_map,
+                                            inputs)
     if kernel is not None:
-        return lambda streams: _fused_chunk(kernel, game, root, streams, event, cdf, last_action)
+        return lambda streams: _fused_chunk(kernel, game, root, streams, event, cdf, last_action, continuation_map)
 
     def torch_chunk(streams: Streams) -> dict:
         chunk_map = chance_map if continuation_map == chance_maps.DEFAULT_MAP else \
@@ -328,15 +329,16 @@ def _chunk_function(kernel, game: Game, root: Root, streams_at, event: int, cdf,
 
 
 def _fused_chunk(kernel: str, game: Game, root: Root, streams: Streams, event: int, cdf, last_action,
-                 inputs: tuple | None = None) -> dict:
+                 continuation_map: str, inputs: tuple | None = None) -> dict:
     """`_collect_chunk`'s result computed by a fused kernel, "cpu" or "cuda" (same numbers, same counts);
     `inputs`: the GPU kernel's `fused_cuda.prepare`d inputs (built per chunk when None)."""
     if kernel == "cuda":
         from oscc_core.engine import fused_cuda
-        out = fused_cuda.collect_chunk(game, root, streams, event, cdf, last_action, inputs)
+        out = fused_cuda.collect_chunk(game, root, streams, event, cdf, last_action, inputs, continuation_map)
     else:
-        out = fused.collect_chunk(game, root, streams, event, cdf, last_action)
-    counts = _chunk_counts(root, streams, out["chance"], out["chance"], out["decisions"], out["policy_lanes"])
+        out = fused.collect_chunk(game, root, streams, event, cdf, last_action, continuation_map)
+    counts = _chunk_counts(root, streams, out["chance"], out["chance"] + out["relabel_draws"], out["decisions"],
+                           out["policy_lanes"])
     return {"returns": out["returns"], "codes": out["codes"], "own_card": out["own_card"],
             "public_card": out["public_card"], **counts}
 

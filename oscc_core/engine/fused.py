@@ -10,8 +10,9 @@ stays in registers, finished hands stop at once, and the branches of a group
 are played two at a time so their lookup chains overlap.
 
 It covers every admissible collection: any game, root, arm, budget, tabular
-continuation and branch order.  The audit's traces, the violation controls
-and the selector's chance maps stay on the torch path.  Tests check both
+continuation and branch order, and the selector's continuation maps
+(`chance_maps`: relabelled and antithetic deals).  The audit's traces, the
+violation controls and custom chance maps stay on the torch path.  Tests check both
 paths give identical returns, codes and counts (`tests/test_fused.py`), so
 which one ran never shows in a result.
 
@@ -29,7 +30,7 @@ import numpy as np
 import torch
 
 from oscc_core import kernel_cache
-from oscc_core.engine import rng
+from oscc_core.engine import chance_maps, rng
 from oscc_core.engine.failures import CODE_OF
 from oscc_core.games import CHANCE, TERMINAL, Game
 
@@ -40,6 +41,11 @@ _MIX_1, _MIX_2, _GAMMA = _U(rng._MIX_1), _U(rng._MIX_2), _U(rng._GAMMA)
 _SHIFT, _DRAW_SHIFT = _U(33), _U(11)
 _SCALE = rng._MANTISSA_SCALE
 _NO_STREAM = -1                 # policy keys without the ablation's stream field
+#: The kernels' codes of the continuation maps (`chance_maps.MAPS`).
+MAP_CODES = {name: code for code, name in enumerate(chance_maps.MAPS)}
+_SEMANTIC, _RELABELLED, _ANTITHETIC = (MAP_CODES[name] for name in ("semantic", "relabelled", "antithetic"))
+_LAST_BITS = _U(rng.DRAW_SCALE - 1)         # the largest 53-bit draw: m -> this - m reflects U
+_BELOW_ONE = 1.0 - 2.0 ** -53               # the largest draw, m / 2**53 for m = 2**53 - 1
 
 
 def _jit(**options):
@@ -93,6 +99,46 @@ def _public_card(chance_key, c0, c1, num_cards):
     u = np.float64(_bits(chance_key, 0)) * _SCALE
     k = np.int64(u * (num_cards - 2))          # index among the remaining cards
     if k >= min(c0, c1):                       # skip the two dealt cards, in id order
+        k += 1
+    if k >= max(c0, c1):
+        k += 1
+    return k
+
+
+@_jit(inline="always")
+def _ranked(key, rank, n):
+    """`chance_maps.permutations(key, n)[rank]`: the index whose uniform, of n drawn from `key` at counters 0..n-1,
+    is the `rank`-th smallest (ties to the lower index, as a stable argsort); n is a handful of cards."""
+    for j in range(n):
+        m_j = _bits(key, j)
+        below = 0
+        for i in range(n):
+            m_i = _bits(key, i)
+            if m_i < m_j or (m_i == m_j and i < j):
+                below += 1
+        if below == rank:
+            return j
+    return n - 1
+
+
+@_jit(inline="always")
+def _mapped_card(chance_key, c0, c1, num_cards, map_code, branch, relabel_key):
+    """`_public_card` after a continuation map (`chance_maps.make_chance_map`), in its float64 operations:
+    antithetic reflects the 53-bit draw on odd branch fields; relabelled moves U's bin k to bin perm[k] of the
+    lane's own permutation (`relabel_key`: its key, the chance namespace at the relabelling event)."""
+    m = _bits(chance_key, 0)
+    if map_code == _ANTITHETIC and branch % 2 == 1:
+        m = _LAST_BITS - m
+    u = np.float64(m) * _SCALE
+    n = num_cards - 2
+    if map_code == _RELABELLED:
+        scaled = u * n
+        k = min(np.int64(scaled), n - 1)        # scaled >= 0: truncation is the floor
+        frac = scaled - np.float64(k)
+        target = _ranked(relabel_key, k, n)
+        u = min((np.float64(target) + frac) / n, _BELOW_ONE)
+    k = np.int64(u * n)
+    if k >= min(c0, c1):
         k += 1
     if k >= max(c0, c1):
         k += 1
@@ -167,8 +213,9 @@ def _play_pair(node_a, c0_a, c1_a, key_a, card_a, node_b, c0_b, c1_b, key_b, car
 @_jit(inline="always")
 def _lane_inputs(b, k, branch_ids, own, root_player, share_hidden, share_chance, has_chance, shared_opp,
                  shared_card, hidden_group, hidden_row, hid_cum, hid_last, policy_group, chance_key_k,
-                 policy_stream, tag_branch, tag_rollout, tag_stream, num_cards):
-    """Private cards, policy key and dealt public card of branch b's k-th hand (keys as `collector.Streams`)."""
+                 policy_stream, tag_branch, tag_rollout, tag_stream, num_cards, map_code, relabel_key_k):
+    """Private cards, policy key and dealt public card of branch b's k-th hand (keys as `collector.Streams`;
+    the card after the continuation map `map_code`, whose relabelling key before the branch is `relabel_key_k`)."""
     branch = _U(branch_ids[b])
     opp = shared_opp
     if not share_hidden:
@@ -180,7 +227,11 @@ def _lane_inputs(b, k, branch_ids, own, root_player, share_hidden, share_chance,
     c0, c1 = (own, opp) if root_player == 0 else (opp, own)
     card = -1
     if has_chance:
-        if not share_chance:
+        if map_code != _SEMANTIC:
+            key = chance_key_k if share_chance else _absorb(chance_key_k, tag_branch, branch)
+            lane_relabel = _absorb(relabel_key_k, tag_branch, branch) if map_code == _RELABELLED else relabel_key_k
+            card = _mapped_card(key, c0, c1, num_cards, map_code, branch, lane_relabel)
+        elif not share_chance:
             card = _public_card(_absorb(chance_key_k, tag_branch, branch), c0, c1, num_cards)
         elif share_hidden:      # same key and same private cards: one card for every branch
             card = shared_card
@@ -209,7 +260,7 @@ def _tally(value, decisions, dealt, illegal, unfinished, returns, i, b, sign, sh
 
 @_jit(forceinline=True)
 def _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
-                   policy_stream, prefixes, tags, event, laws, steps, num_cards, has_chance, tables,
+                   policy_stream, prefixes, tags, event, chance_map, laws, steps, num_cards, has_chance, tables,
                    code_early, code_illegal, outputs):
     """Group i of a chunk: its root draws, stream keys and `budget` hands per branch, reduced into row i.
 
@@ -217,15 +268,17 @@ def _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, shar
     every group on the CPU's threads and `fused_cuda` compiles this same
     source for one GPU thread per group.  prefixes: keys of the root,
     hidden, chance and policy namespaces after their run and split fields;
-    tags: field tags of group, branch, rollout, event and stream; laws,
-    tables and outputs: tuples of arrays, as `_collect_groups` packs them
+    tags: field tags of group, branch, rollout, event and stream;
+    chance_map: the continuation map's code (`MAP_CODES`) and the relabelling
+    event's address (`chance_maps.relabel_event`); laws, tables and outputs:
+    tuples of arrays, as `_collect_groups` packs them
     (fewer than 30 arguments keep the call a plain one).  LLVM inlines it
     into the parallel loop: numba's own inlining loses the loop's sums here.
     Outputs are per group (see `collect_chunk`).
     """
     own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last = laws
     player, chance_child, child, legal, info_index, cdf, last_action, utility = tables
-    returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out = outputs
+    returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out, relabel_out = outputs
     root_prefix, hidden_prefix, chance_prefix, policy_prefix = prefixes[0], prefixes[1], prefixes[2], prefixes[3]
     tag_group, tag_branch, tag_rollout, tag_event, tag_stream = tags[0], tags[1], tags[2], tags[3], tags[4]
     n_branches = branch_ids.shape[0]
@@ -241,15 +294,20 @@ def _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, shar
     if share_hidden:
         shared_opp = _draw(hid_cum, hid_last, hidden_row, np.float64(_bits(hidden_group, 0)) * _SCALE)
     policy_group = _absorb(policy_prefix, tag_group, group)
-    chance_event = _absorb(_absorb(chance_prefix, tag_group, group), tag_event, event)
+    chance_group = _absorb(chance_prefix, tag_group, group)
+    chance_event = _absorb(chance_group, tag_event, event)
+    map_code = chance_map[0]
+    relabel_event = _absorb(chance_group, tag_event, chance_map[1]) if map_code == _RELABELLED else chance_group
     early = illegal_any = False
-    decisions_sum = chance_sum = policy_lanes = 0
+    decisions_sum = chance_sum = policy_lanes = relabel_draws = 0
+    per_deal = num_cards - 2 if map_code == _RELABELLED else 0    # each deal's relabelling permutation draws
     for b in range(n_branches):
         returns[i, b] = 0
     for k in range(budget):
         chance_key_k = _absorb(chance_event, tag_rollout, _U(k))
+        relabel_key_k = _absorb(relabel_event, tag_rollout, _U(k)) if map_code == _RELABELLED else relabel_event
         shared_card = -1
-        if has_chance and share_chance and share_hidden:
+        if has_chance and share_chance and share_hidden and map_code == _SEMANTIC:
             c0, c1 = (own, shared_opp) if root_player == 0 else (shared_opp, own)
             shared_card = _public_card(chance_key_k, c0, c1, num_cards)
         reached_max = 0
@@ -258,11 +316,11 @@ def _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, shar
             c0_a, c1_a, key_a, card_a = _lane_inputs(
                 first, k, branch_ids, own, root_player, share_hidden, share_chance, has_chance, shared_opp,
                 shared_card, hidden_group, hidden_row, hid_cum, hid_last, policy_group, chance_key_k,
-                policy_stream, tag_branch, tag_rollout, tag_stream, num_cards)
+                policy_stream, tag_branch, tag_rollout, tag_stream, num_cards, map_code, relabel_key_k)
             c0_b, c1_b, key_b, card_b = _lane_inputs(
                 second, k, branch_ids, own, root_player, share_hidden, share_chance, has_chance, shared_opp,
                 shared_card, hidden_group, hidden_row, hid_cum, hid_last, policy_group, chance_key_k,
-                policy_stream, tag_branch, tag_rollout, tag_stream, num_cards)
+                policy_stream, tag_branch, tag_rollout, tag_stream, num_cards, map_code, relabel_key_k)
             v_a, d_a, h_a, il_a, u_a, v_b, d_b, h_b, il_b, u_b = _play_pair(
                 start_nodes[first], c0_a, c1_a, key_a, card_a, start_nodes[second], c0_b, c1_b, key_b, card_b,
                 public, steps, player, chance_child, child, legal, info_index, cdf, last_action, utility)
@@ -271,34 +329,39 @@ def _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, shar
             if second != first:
                 totals = _tally(v_b, d_b, h_b, il_b, u_b, returns, i, second, sign, share_chance, totals)
             decisions_sum, policy_lanes, early, illegal_any, reached_max, chance_sum = totals
+            relabel_draws += per_deal * (h_a + (h_b if second != first else 0))
         chance_sum += reached_max
     codes[i] = code_illegal if illegal_any else (code_early if early else 0)
     decisions_out[i] = decisions_sum
     chance_out[i] = chance_sum
     policy_lanes_out[i] = policy_lanes
+    relabel_out[i] = relabel_draws
 
 
 #: The per-lane and per-group functions, callees first.  Each is plain Python
 #: compiled here by numba for the CPU; `fused_cuda` compiles the same source
 #: (`.py_func`) as CUDA device functions, so the two kernels cannot drift.
-SHARED_FUNCTIONS = ("_mix", "_absorb", "_bits", "_draw", "_public_card", "_step", "_play_pair", "_lane_inputs",
+SHARED_FUNCTIONS = ("_mix", "_absorb", "_bits", "_draw", "_public_card", "_ranked", "_mapped_card", "_step",
+                    "_play_pair", "_lane_inputs",
                     "_tally", "_collect_group")
 
 
 @_jit(parallel=True)
 def _collect_groups(groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
-                    policy_stream, prefixes, tags, event, own_cum, own_last, pub_cum, pub_last, hid_cum,
-                    hid_last, steps, num_cards, has_chance, player, chance_child, child, legal, info_index,
-                    cdf, last_action, utility, code_early, code_illegal,
-                    returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out):
+                    policy_stream, prefixes, tags, event, map_code, relabel_event, own_cum, own_last, pub_cum,
+                    pub_last, hid_cum, hid_last, steps, num_cards, has_chance, player, chance_child, child, legal,
+                    info_index, cdf, last_action, utility, code_early, code_illegal,
+                    returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out, relabel_out):
     """Every group of a chunk, one `_collect_group` per group on all CPU threads."""
     for i in numba.prange(groups.shape[0]):
         _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
-                       policy_stream, prefixes, tags, event, (own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last),
+                       policy_stream, prefixes, tags, event, (map_code, relabel_event),
+                       (own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last),
                        steps, num_cards, has_chance,
                        (player, chance_child, child, legal, info_index, cdf, last_action, utility),
                        code_early, code_illegal,
-                       (returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out))
+                       (returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out,
+                        relabel_out))
 
 
 @lru_cache(maxsize=None)
@@ -336,12 +399,12 @@ def _prefix(namespace: str, run: int, split: int) -> np.uint64:
 #: The kernels' per-group outputs: name, dtype and whether it has a column per branch.
 OUTPUTS = (("returns", np.int64, True), ("own_card", np.int64, False), ("public_card", np.int64, False),
            ("codes", np.int8, False), ("decisions", np.int64, False), ("chance", np.int64, False),
-           ("policy_lanes", np.int64, False))
+           ("policy_lanes", np.int64, False), ("relabel_draws", np.int64, False))
 
 
 def kernel_inputs(game: Game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor,
-                  groups) -> tuple:
-    """The input arguments of `_collect_group` after `i`, in its order: `groups` (the chunk's group
+                  groups, continuation_map: str = chance_maps.DEFAULT_MAP) -> tuple:
+    """The input arguments of `_collect_groups` before its outputs, in its order: `groups` (the chunk's group
     ids, as the kernel will read them) first, then NumPy tables and scalars."""
     arrays = _game_arrays(game)
     own_cum, own_last = _cumulative(root.own_weights)
@@ -354,7 +417,8 @@ def kernel_inputs(game: Game, root, streams, event: int, cdf: torch.Tensor, last
     return (groups, streams.branches().cpu().numpy(), start_nodes, streams.budget, root.player,
             streams.arm.share_hidden, streams.arm.share_chance,
             _NO_STREAM if streams.arm.policy_stream is None else streams.arm.policy_stream,
-            prefixes, tags, _U(event & rng.MASK64), own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last,
+            prefixes, tags, _U(event & rng.MASK64), MAP_CODES[chance_maps.check_map(continuation_map)],
+            _U(chance_maps.relabel_event(event) & rng.MASK64), own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last,
             int(game.tree.depth.max()) + 1, game.num_cards, bool((game.tree.player == CHANCE).any()),
             arrays["player"], arrays["chance_child"], arrays["child"], arrays["legal"],
             arrays["info_index"], np.ascontiguousarray(cdf.cpu().numpy()),
@@ -362,18 +426,21 @@ def kernel_inputs(game: Game, root, streams, event: int, cdf: torch.Tensor, last
             CODE_OF["EARLY_END"], CODE_OF["ILLEGAL"])
 
 
-def collect_chunk(game: Game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor) -> dict:
-    """Per-group results of one chunk, as `collector._collect_chunk` computes them on the torch path.
+def collect_chunk(game: Game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor,
+                  continuation_map: str = chance_maps.DEFAULT_MAP) -> dict:
+    """Per-group results of one chunk, as `collector._collect_chunk` computes them on the torch path
+    (with `chance_maps.make_chance_map(continuation_map, ...)` as its chance map).
 
     Returns returns [G, B] (acting player's chips summed over the budget),
     codes [G], own and public cards [G], and per group: policy draws used,
-    chance draws consumed (once per rollout when shared) and lanes that drew
-    at least one policy action.
+    chance draws consumed (once per rollout when shared), lanes that drew
+    at least one policy action and the relabelling permutations' draws
+    (`num_cards - 2` per deal under the relabelled map, else 0).
     """
     g, b, _ = streams.lane_shape()
     out = {name: np.empty((g, b) if per_branch else g, dtype) for name, dtype, per_branch in OUTPUTS}
-    _collect_groups(*kernel_inputs(game, root, streams, event, cdf, last_action, streams.groups.cpu().numpy()),
-                    *out.values())
+    _collect_groups(*kernel_inputs(game, root, streams, event, cdf, last_action, streams.groups.cpu().numpy(),
+                                   continuation_map), *out.values())
     return {k: torch.from_numpy(v) for k, v in out.items()}
 
 

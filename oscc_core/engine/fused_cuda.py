@@ -33,7 +33,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from oscc_core.engine import fused
+from oscc_core.engine import chance_maps, fused
 
 try:        # numba reads NUMBA_ENABLE_CUDASIM here; the simulator swaps this module-level name in kernels
     from numba import cuda
@@ -76,19 +76,20 @@ def retarget(compile_device, names=fused.SHARED_FUNCTIONS, module=fused) -> dict
 
 
 def _grid(groups, branch_ids, start_nodes, budget, root_player, share_hidden, share_chance,
-          policy_stream, prefixes, tags, event, own_cum, own_last, pub_cum, pub_last, hid_cum,
-          hid_last, steps, num_cards, has_chance, player, chance_child, child, legal, info_index,
+          policy_stream, prefixes, tags, event, map_code, relabel_event, own_cum, own_last, pub_cum, pub_last,
+          hid_cum, hid_last, steps, num_cards, has_chance, player, chance_child, child, legal, info_index,
           cdf, last_action, utility, code_early, code_illegal,
-          returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out):
+          returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out, relabel_out):
     """The kernel's body: thread i runs group i (`fused._collect_group`, retargeted with it)."""
     i = cuda.grid(1)
     if i < groups.shape[0]:     # _collect_group: a name of the retargeted namespace this body runs in
         _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, share_hidden,  # noqa: F821
-                       share_chance, policy_stream, prefixes, tags, event,
+                       share_chance, policy_stream, prefixes, tags, event, (map_code, relabel_event),
                        (own_cum, own_last, pub_cum, pub_last, hid_cum, hid_last), steps, num_cards, has_chance,
                        (player, chance_child, child, legal, info_index, cdf, last_action, utility),
                        code_early, code_illegal,
-                       (returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out))
+                       (returns, own_out, public_out, codes, decisions_out, chance_out, policy_lanes_out,
+                        relabel_out))
 
 
 @lru_cache(maxsize=None)
@@ -119,7 +120,8 @@ def _upload(value, device: torch.device | None):
     return array.view(np.uint64) if wide else array
 
 
-def prepare(game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor) -> tuple:
+def prepare(game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor,
+            continuation_map: str = chance_maps.DEFAULT_MAP) -> tuple:
     """The kernel's inputs after the group ids (`fused.kernel_inputs[1:]`), in device memory.
 
     They depend on the game, root, policy, run, split, arm, branches and
@@ -128,7 +130,7 @@ def prepare(game, root, streams, event: int, cdf: torch.Tensor, last_action: tor
     NumPy and about twenty small synchronous copies.
     """
     device = streams.groups.device if streams.groups.is_cuda else None
-    inputs = fused.kernel_inputs(game, root, streams, event, cdf, last_action, None)
+    inputs = fused.kernel_inputs(game, root, streams, event, cdf, last_action, None, continuation_map)
     return tuple(_upload(v, device) for v in inputs[1:])
 
 
@@ -161,17 +163,17 @@ def device_outputs(g: int, b: int, device: torch.device | None) -> dict:
 
 
 def collect_chunk(game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor,
-                  inputs: tuple | None = None) -> dict:
+                  inputs: tuple | None = None, continuation_map: str = chance_maps.DEFAULT_MAP) -> dict:
     """`fused.collect_chunk`'s per-group results computed by the GPU kernel (bit for bit the same).
 
-    `inputs`: the collection's `prepare`d inputs (built here when None).
+    `inputs`: the collection's `prepare`d inputs (built here when None, with `continuation_map`).
     With the chunk's groups on a CUDA device the results stay there as torch
     tensors, queued on torch's current stream (nothing waits for the GPU);
     with CPU groups (numba's simulator) they come back as CPU tensors.
     """
     g, b, _ = streams.lane_shape()
     on_gpu = streams.groups.is_cuda
-    inputs = prepare(game, root, streams, event, cdf, last_action) if inputs is None else inputs
+    inputs = prepare(game, root, streams, event, cdf, last_action, continuation_map) if inputs is None else inputs
     outputs = device_outputs(g, b, streams.groups.device if on_gpu else None)
     targets = {k: (cuda.as_cuda_array(v) if on_gpu else cuda.to_device(v)) for k, v in outputs.items()}
     launch((streams.groups, *inputs), targets, stream=launch_stream(streams.groups.device) if on_gpu else 0)
