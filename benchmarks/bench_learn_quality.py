@@ -572,7 +572,7 @@ def _argument(parse):
     return wrapped
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds (budgets "
                         f"{', '.join(map(str, QUICK_BUDGETS))}, one seed, short probes)")
@@ -594,16 +594,11 @@ def main() -> None:
     parser.add_argument("--eta", type=float, default=None, help="the study learner's eta")
     parser.add_argument("--alpha", type=float, default=None, help="the study learner's proximal_alpha")
     parser.add_argument("--kappa", type=float, default=None, help="the study learner's proximal_kappa")
-    args = parser.parse_args()
-    budgets = args.budgets or (QUICK_BUDGETS if args.quick else DEFAULT_BUDGETS)
-    seeds = args.seeds or (QUICK_SEEDS if args.quick else DEFAULT_SEEDS)
-    workers = max(1, args.workers if args.workers is not None else (1 if args.quick else 2))
-    probe_iterations = max(10, args.probe or (100 if args.quick else 2000))
-    probe_top = min(budgets[-1], args.probe_budget or (budgets[-1] if args.quick else 3e5))
-    probe_budgets = tuple(b for b in budgets if b <= probe_top) or budgets[:1]
-    study, sources = hyperparameters(args.study_json, {"eta": args.eta, "alpha": args.alpha, "kappa": args.kappa})
-    wall0 = time.perf_counter()
+    return parser
 
+
+def _print_setup(seeds, study: dict, sources: dict, episodes_per_iteration: int) -> None:
+    """The run's header: the game, each method and the hyperparameters of our two learners, with their sources."""
     import pyspiel
     print(f"Leduc ({OPENSPIEL_GAME}), exploitability = NashConv / 2 of the average policy (chips; uniform 2.3736); "
           f"pyspiel {getattr(pyspiel, '__version__', '?')}; seeds {', '.join(map(str, seeds))} for every method")
@@ -616,16 +611,15 @@ def main() -> None:
         used = ", ".join(f"{name} = {study[name]} [{sources[name]}]" for name in FALLBACK)
     options = ", ".join(f"{name} = {study[name]}" for name in OPTION_NAMES if name in study)
     print(f"CP-GRPO study: {used}" + (f"; options of the study's design: {options}" if options else ""))
-    epi = os_episodes_per_iteration()
+    epi = episodes_per_iteration
     print(f"OS-MCCFR: pyspiel C++ OutcomeSamplingMCCFRSolver(game, epsilon={OS_EPSILON}, seed); one run_iteration() "
           f"= {epi} episode{'s' if epi > 1 else ''} (detected); one episode = one sampled terminal history")
     print("ES-MCCFR: pyspiel C++ ExternalSamplingMCCFRSolver(game, seed, SIMPLE); iterations = budget / terminal "
           "histories per iteration (probe below)")
 
-    probes = {kind: probe(kind, probe_iterations, seeds[0]) for kind in ("es", "os")}
-    jobs = [(m, seed, budgets, extra) for m, extra in (("os", epi), ("es", probes["es"]), ("fast", FAST),
-                                                       ("study", study)) for seed in seeds]
-    jobs.append(("probe", seeds[0], probe_budgets, FAST))     # longest first: OS, ES, ours, the probe
+
+def _run_all(jobs: list, workers: int) -> tuple[dict, dict]:
+    """Every job's result by method and seed, and each method's compute seconds (summed over its jobs)."""
     results: dict = {m: {} for m in METHODS + ("probe",)}
     compute: dict = {m: 0.0 for m in METHODS + ("probe",)}
     if workers == 1:
@@ -638,9 +632,12 @@ def main() -> None:
         compute[method] += sec
     if workers > 1:
         pool.shutdown()
-    by = {m: [results[m][s] for s in seeds] for m in METHODS}
-    probe_run = results["probe"][seeds[0]]
+    return results, compute
 
+
+def _print_probes(probes: dict, by: dict, probe_run: dict, budgets) -> list:
+    """What one unit of each method costs in nodes touched (the instrumented probes); returns our nodes per call
+    as the probe measured it by each budget (`our_nodes_per_call`)."""
     print()
     print("Cost probes (OpenSpiel's Python solvers, instrumented; our first seed's fast run replayed on the torch path):")
     for kind in ("es", "os"):
@@ -668,14 +665,12 @@ def main() -> None:
           f"{last['calls'] / last['groups']:.2f} branches); at {npc[0][0]:,} calls {npc[0][1]:.2f}")
     print(f"  the torch-path replay {'equals' if same else 'DIFFERS FROM'} the fused run's exploitability at every "
           f"budget it reached ({probe_run['engine']} against {fast_first['engine']})")
+    return npc
 
-    def our_nodes(calls):                       # nodes per call so far, as the probe measured it by then
-        return at_calls(npc, calls) if calls <= npc[-1][0] else npc[-1][1]
 
-    nodes_per = {"fast": our_nodes, "study": lambda c: npc[-1][1],
-                 "os": lambda c: probes["os"]["nodes"] / probes["os"]["terminals"],
-                 "es": lambda c: probes["es"]["nodes"] / probes["es"]["terminals"]}
-
+def _print_curves(by: dict, budgets, compute: dict, workers: int, wall0: float) -> None:
+    """Exploitability per budget and method (mean and range over seeds), the pyspiel recheck of our last
+    policies, and the compute spent."""
     print()
     header = " | ".join(f"{LABELS[m] + ' (mean [min-max])':>26s}" for m in METHODS)
     print(f"{'budget':>11s} | {header}")
@@ -692,6 +687,11 @@ def main() -> None:
           + ", ".join(f"{LABELS[m]} {compute[m]:.1f} s" for m in METHODS)
           + f", node probe {compute['probe']:.1f} s; {workers} worker{'s' if workers > 1 else ''}; "
           f"wall {time.perf_counter() - wall0:.1f} s")
+
+
+def _print_thresholds(by: dict, thresholds, budgets, seeds, nodes_per: dict) -> None:
+    """Per method and threshold: seeds that reach it, terminal histories, nodes and seconds at the crossing; then
+    each method's histories against our fast learner's."""
     print()
     print("To each threshold, per method: geometric mean over the seeds that reach it (first crossing, log-log "
           f"between budgets; {len(budgets)} budgets from {budgets[0]:,} to {budgets[-1]:,}); nodes touched and "
@@ -699,14 +699,14 @@ def main() -> None:
     print(f"{'method':>14s} | {'threshold':>9s} | {'seeds':>5s} | {'terminal histories':>18s} | {'nodes touched':>14s} | "
           f"{'seconds':>8s}")
     table = {}
-    for th in args.thresholds:
+    for th in thresholds:
         for m in METHODS:
             c = crossings(m, by[m], th, nodes_per[m])
             table[(m, th)] = c
             sec = "-" if c["seconds"] is None else f"{c['seconds']:.2f}"
             print(f"{LABELS[m]:>14s} | {th:>9g} | {c['reached']:>2d}/{len(seeds):<2d} | {fmt_calls(c['calls']):>18s} | "
                   f"{fmt_calls(c['nodes']):>14s} | {sec:>8s}")
-    for th in args.thresholds:
+    for th in thresholds:
         ours = table[("fast", th)]["calls"]
         parts = []
         for m in ("study", "es", "os"):
@@ -714,6 +714,37 @@ def main() -> None:
             parts.append(f"{LABELS[m]} " + ("not reached" if theirs is None else
                                             (f"{theirs / ours:.1f}x" if ours else "n/a")))
         print(f"terminal histories to {th:g}, against CP-GRPO fast ({fmt_calls(ours)}): " + ", ".join(parts))
+
+
+def main() -> None:
+    args = _parser().parse_args()
+    budgets = args.budgets or (QUICK_BUDGETS if args.quick else DEFAULT_BUDGETS)
+    seeds = args.seeds or (QUICK_SEEDS if args.quick else DEFAULT_SEEDS)
+    workers = max(1, args.workers if args.workers is not None else (1 if args.quick else 2))
+    probe_iterations = max(10, args.probe or (100 if args.quick else 2000))
+    probe_top = min(budgets[-1], args.probe_budget or (budgets[-1] if args.quick else 3e5))
+    probe_budgets = tuple(b for b in budgets if b <= probe_top) or budgets[:1]
+    study, sources = hyperparameters(args.study_json, {"eta": args.eta, "alpha": args.alpha, "kappa": args.kappa})
+    wall0 = time.perf_counter()
+    epi = os_episodes_per_iteration()
+    _print_setup(seeds, study, sources, epi)
+
+    probes = {kind: probe(kind, probe_iterations, seeds[0]) for kind in ("es", "os")}
+    jobs = [(m, seed, budgets, extra) for m, extra in (("os", epi), ("es", probes["es"]), ("fast", FAST),
+                                                       ("study", study)) for seed in seeds]
+    jobs.append(("probe", seeds[0], probe_budgets, FAST))     # longest first: OS, ES, ours, the probe
+    results, compute = _run_all(jobs, workers)
+    by = {m: [results[m][s] for s in seeds] for m in METHODS}
+    npc = _print_probes(probes, by, results["probe"][seeds[0]], budgets)
+
+    def our_nodes(calls):                       # nodes per call so far, as the probe measured it by then
+        return at_calls(npc, calls) if calls <= npc[-1][0] else npc[-1][1]
+
+    nodes_per = {"fast": our_nodes, "study": lambda c: npc[-1][1],
+                 "os": lambda c: probes["os"]["nodes"] / probes["os"]["terminals"],
+                 "es": lambda c: probes["es"]["nodes"] / probes["es"]["terminals"]}
+    _print_curves(by, budgets, compute, workers, wall0)
+    _print_thresholds(by, args.thresholds, budgets, seeds, nodes_per)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,9 @@ def cases(n_groups: int):
     yield ("leduc[2] full, branch swap", ("leduc", "2", "full", n_groups, 102), {"branch_order": [2, 0, 1]}, True)
     yield ("leduc[] independent, GPU chunks of 7,777", ("leduc", "", "independent", n_groups, 103),
            {"chunk_size": 7_777}, False)
+    for mapped in ("relabelled", "antithetic"):
+        yield (f"leduc[] full, {mapped} continuation map", ("leduc", "", "full", n_groups, 104),
+               {"continuation_map": mapped}, True)
 
 
 def check_equal(n_groups: int) -> bool:

@@ -175,7 +175,11 @@ def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t
     """Block r: run r's ledger counts, a ppo run's terms and value targets, E epochs (one thread per touched row,
     its terms in term order), the value table's move, pull and magnet (alpha [R]: each run's), the history
     baseline's update (one thread, its records in order), iteration and budget counts (`_episode_run`,
-    `_epoch_body`, `_update_values`, `_pull_run` and `_baseline_updates`, in parallel)."""
+    `_epoch_body`, `_update_values`, `_pull_run` and `_baseline_updates`, in parallel).
+
+    Longer than a screen on purpose: its phases share the block's shared arrays (the touched rows, the points'
+    rows and term counts) and meet at block barriers, so each phase reads what the one before wrote without a
+    trip through global memory; every phase's arithmetic is a shared function named above."""
     r, tid, width = cuda.blockIdx.x, cuda.threadIdx.x, cuda.blockDim.x
     n_points = points.shape[1]
     row0, base_t = r * n_info, r * n_points
