@@ -245,28 +245,51 @@ def transfer_selector(seed: int, blocks: int = 64, block_size: int = 16, delta: 
     probs = root_probs(root_policy, m)
     g = policy_jacobian(probs)
 
-    # B, declared before the calibration sample is looked at
-    nat = natural_bound(g, LEDUC)
-    if isinstance(bound, str):
-        if bound not in BOUND_RULES:
-            raise ValueError(f"bound must be a positive number or one of {list(BOUND_RULES)}, got {bound!r}.")
-        b = nat if bound == "natural" else pilot_bound(seed, pilot_groups, block_size, bound_quantile, g, root,
-                                                       continuation, device)
-        rule = bound
-    else:
-        b, rule = float(bound), "fixed"
-        if not (math.isfinite(b) and b > 0):
-            raise ValueError(f"bound must be positive, got {bound!r}.")
-
-    # the calibration
+    b, rule = _declared_bound(bound, seed, pilot_groups, block_size, bound_quantile, g, root, continuation, device)
     n_groups = blocks * block_size
     returns, own, pub, valid, cls, collected = _pool(root, n_groups, seed, continuation, device, "calibration")
     m_comp = len(CANDIDATES) * len(CARD_CLASSES)
-    radius = hoeffding_radius(blocks, b, m_comp, delta)
-    exact_l = exact_leduc(root, continuation, g)
+    strata = _leduc_strata(returns, own * 100 + pub, valid, cls, n_groups, block_size, b,
+                           delta, g, exact_leduc(root, continuation, g), root)
+    frozen = {tuple(strata[z]["key"]): strata[z]["choice"] for z in CARD_CLASSES}
+    kuhn = _kuhn_strata(frozen, exact_kuhn(root, g), root)
+    result = {
+        "parameters": {"seed": seed, "blocks": blocks, "block_size": block_size, "delta": delta,
+                       "bound": bound if isinstance(bound, str) else float(bound), "device": device, "root": root,
+                       "root_policy": probs.tolist(), "continuation": continuation, "cost_weight": 0.0,
+                       "pilot_groups": pilot_groups, "bound_quantile": bound_quantile},
+        "leduc": {"root": root, "actions": list(lroot.action_names), "B": b, "bound_rule": rule,
+                  "natural_bound": natural_bound(g, LEDUC), "n_comparisons": m_comp,
+                  "radius": hoeffding_radius(blocks, b, m_comp, delta),
+                  "groups_per_stratum": n_groups, "groups_collected_per_arm": collected,
+                  "strata": strata, "choice": {z: strata[z]["choice"] for z in CARD_CLASSES}},
+        "kuhn": {"root": root, "actions": list(kroot.action_names), "strata": kuhn, "structural": _structural(kuhn)},
+    }
+    result["reading"] = reading(result)
+    result["runtime_s"] = time.perf_counter() - t0
+    return result
+
+
+def _declared_bound(bound, seed, pilot_groups, block_size, bound_quantile, g, root, continuation, device):
+    """B and its rule ("natural", "pilot" or "fixed"), declared before the calibration sample is looked at."""
+    if isinstance(bound, str):
+        if bound not in BOUND_RULES:
+            raise ValueError(f"bound must be a positive number or one of {list(BOUND_RULES)}, got {bound!r}.")
+        b = natural_bound(g, LEDUC) if bound == "natural" else pilot_bound(
+            seed, pilot_groups, block_size, bound_quantile, g, root, continuation, device)
+        return b, bound
+    b = float(bound)
+    if not (math.isfinite(b) and b > 0):
+        raise ValueError(f"bound must be positive, got {bound!r}.")
+    return b, "fixed"
+
+
+def _leduc_strata(returns, info, valid, cls, n_groups, block_size, b, delta, g, exact_l, root) -> dict:
+    """Per Leduc card class: the first `n_groups` valid groups' certificates of every candidate (block scores of
+    the noise gain over independent), OSCC-Select's choice, and the exact noise, gains and oracle beside them."""
+    m_comp = len(CANDIDATES) * len(CARD_CLASSES)
     base = _quad(g, returns[FALLBACK])
-    info = own * 100 + pub
-    strata, frozen = {}, {}
+    strata = {}
     for z in CARD_CLASSES:
         idx = np.flatnonzero(valid & (cls == z))[:n_groups]
         j_ind = _estimated_noise(returns[FALLBACK][idx], info[idx], g)
@@ -276,10 +299,8 @@ def transfer_selector(seed: int, blocks: int = 64, block_size: int = 16, delta: 
             c = certify(x, a, b, m_comp, delta)
             certs.append(c)
             objective[a] = j_ind - float(x.mean())
-        choice = oscc_select(certs, objective)
         ex = exact_l[z]
         key = stratum_key(LEDUC, root, z)
-        frozen[key] = choice
         strata[z] = {
             "key": list(key), "key_text": key_text(key), "groups": len(idx),
             "certificates": [{"arm": c.arm, "blocks": c.blocks, "mean_gain": c.mean_gain,
@@ -289,13 +310,16 @@ def transfer_selector(seed: int, blocks: int = 64, block_size: int = 16, delta: 
                               "sufficient_blocks": _sufficient(b, m_comp, delta,
                                                                ex["noise"][FALLBACK] - ex["noise"][c.arm])}
                              for c in certs],
-            "objective": objective, "choice": choice,
+            "objective": objective, "choice": oscc_select(certs, objective),
             "exact_noise": ex["noise"], "exact_contrast_variance": ex.get("contrast_variance"),
             "oracle": oracle_select(ex["noise"]),
         }
+    return strata
 
-    # Kuhn: the frozen selector on strata it never saw
-    exact_k = exact_kuhn(root, g)
+
+def _kuhn_strata(frozen: dict, exact_k: dict, root: str) -> list[dict]:
+    """The frozen selector read on Kuhn's strata, which it never saw: the strict and the key-matched choice, and
+    the key-matched choice's exact gain over independent."""
     kuhn = []
     for z in CARD_CLASSES:
         key = stratum_key(KUHN, root, z)
@@ -313,26 +337,18 @@ def transfer_selector(seed: int, blocks: int = 64, block_size: int = 16, delta: 
             "key_matched_vs_independent": ("better" if gain > EQUAL_TOL else
                                            "worse" if gain < -EQUAL_TOL else "equal"),
         })
-    structural = {
+    return kuhn
+
+
+def _structural(kuhn: list[dict]) -> dict:
+    """Kuhn's exact identities: full equals root_only and continuation_only equals independent (no chance event
+    after the root)."""
+    return {
         "full == root_only": all(abs(r["exact_noise"]["full"] - r["exact_noise"]["root_only"]) < EQUAL_TOL
                                  for r in kuhn),
         "continuation_only == independent": all(
             abs(r["exact_noise"]["continuation_only"] - r["exact_noise"][FALLBACK]) < EQUAL_TOL for r in kuhn),
     }
-    result = {
-        "parameters": {"seed": seed, "blocks": blocks, "block_size": block_size, "delta": delta,
-                       "bound": bound if isinstance(bound, str) else float(bound), "device": device, "root": root,
-                       "root_policy": probs.tolist(), "continuation": continuation, "cost_weight": 0.0,
-                       "pilot_groups": pilot_groups, "bound_quantile": bound_quantile},
-        "leduc": {"root": root, "actions": list(lroot.action_names), "B": b, "bound_rule": rule,
-                  "natural_bound": nat, "n_comparisons": m_comp, "radius": radius,
-                  "groups_per_stratum": n_groups, "groups_collected_per_arm": collected,
-                  "strata": strata, "choice": {z: strata[z]["choice"] for z in CARD_CLASSES}},
-        "kuhn": {"root": root, "actions": list(kroot.action_names), "strata": kuhn, "structural": structural},
-    }
-    result["reading"] = reading(result)
-    result["runtime_s"] = time.perf_counter() - t0
-    return result
 
 
 def _sufficient(b, m_comp, delta, gain):
