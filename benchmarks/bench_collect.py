@@ -18,8 +18,9 @@ It then times every coupling arm of the cost frontier on the same groups
 (fused engine, best of `--repeats`) and prints each arm's wall time as a
 ratio to the independent arm's, beside the ratio of its physical draws
 (the portable cost the book's results keep) and the paper's ratio of wall
-seconds (tab:physical-cost-frontier).  Only this print shows seconds: no
-results file keeps them.
+seconds (tab:physical-cost-frontier), and the selector's continuation maps
+on both engines as the ratio torch / fused.  Only this print shows seconds:
+no results file keeps them.
 
     .venv/bin/python benchmarks/bench_collect.py [--groups 1000000] [--openspiel-groups 20000] [--repeats 5]
         [--arm-groups 200000] [--device cpu|cuda]
@@ -140,6 +141,20 @@ def arm_wall_ratios(groups: int, repeats: int, device: str) -> None:
               f"paper wall {paper:6.3f}")
 
 
+def map_engine_ratios(groups: int, repeats: int) -> None:
+    """Best-of-`repeats` wall time of the selector's continuation maps (chapter 04's stress pools) on the fused CPU
+    kernel and on the torch path, as the ratio torch / fused, on the same `groups` groups of the full arm."""
+    print(f"\ncontinuation maps, torch path / fused kernel wall time (best of {repeats}; {groups:,} groups, full arm)")
+    for mapped in ("semantic", "relabelled", "antithetic"):
+        best = {}
+        for _ in range(repeats):
+            for engine in ("fused", "torch"):
+                t0 = time.perf_counter()
+                collect("leduc", "", "full", groups, seed=1, device="cpu", engine=engine, continuation_map=mapped)
+                best[engine] = min(best.get(engine, float("inf")), time.perf_counter() - t0)
+        print(f"{mapped:<11} torch / fused {best['torch'] / best['fused']:6.1f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--groups", type=int, default=1_000_000)
@@ -181,6 +196,7 @@ def main() -> None:
         print(f"CUDA ({torch.cuda.get_device_name(0)}) {ours['cuda']:,.0f} branch rollouts/s = "
               f"{ours['cuda'] / ours['fused']:.1f}x the fused CPU kernel on this machine ({ours['fused']:,.0f}/s)")
     arm_wall_ratios(args.arm_groups, args.repeats, "cpu")
+    map_engine_ratios(args.arm_groups, args.repeats)
 
 
 if __name__ == "__main__":
