@@ -35,7 +35,8 @@ def swapped_cuda_module(fn, fake_cuda_module):
     runs), reading the globals in one atomic copy instead of a generator over the live dict."""
     from numba import cuda
     globals_ = fn.__globals__
-    original = {k: v for k, v in list(globals_.items()) if v is cuda}    # list(): one C call under the GIL
+    snapshot = globals_.copy()              # one C call under the GIL: no other thread runs in between
+    original = dict((k, v) for k, v in snapshot.items() if v is cuda)
     globals_.update(dict.fromkeys(original, fake_cuda_module))
     try:
         yield

@@ -258,15 +258,25 @@ def test_a_not_compared_line_shows_its_ordering_verdict_however_long_its_relatio
 
 
 CLAUSE_TEXT = st.text(alphabet="abc ,()", min_size=1, max_size=12)
+#: A clause around the one to cut: plain, or one that begins or ends with its text without being it.
+OTHER_CLAUSE = st.tuples(CLAUSE_TEXT, st.sampled_from(["plain", "begins with it", "ends with it"]),
+                         st.text(alphabet="abc", min_size=1, max_size=4))
 
 
-@given(before=st.lists(CLAUSE_TEXT, max_size=3), after=st.lists(CLAUSE_TEXT, max_size=3),
-       inner=st.lists(st.text(alphabet="xyz ", max_size=6), min_size=1, max_size=3), tail=st.text("xyz ()", max_size=8))
+def _other(said: str, spec) -> str:
+    text, kind, letters = spec
+    return {"plain": text, "begins with it": said + letters, "ends with it": letters + said}[kind]
+
+
+@given(before=st.lists(OTHER_CLAUSE, max_size=3), after=st.lists(OTHER_CLAUSE, max_size=3),
+       inner=st.lists(st.text(alphabet="xyz ", max_size=6), min_size=1, max_size=3),
+       tail=st.sampled_from(["", " (ordering verdict: reproduced)"]))
 def test_cutting_a_clause_that_holds_semicolons_leaves_exactly_the_other_clauses(before, after, inner, tail):
     from oscc_core.chapters.claims_ledger.tables import without_clause
     said = "“" + "; ".join(inner) + "”"
-    text = "; ".join([*before, said + tail, *after])
-    assert without_clause(text, said) == ("; ".join([*before, *after]) or "—")
+    others = [_other(said, spec) for spec in before], [_other(said, spec) for spec in after]
+    text = "; ".join([*others[0], said + tail, *others[1]])
+    assert without_clause(text, said) == ("; ".join([*others[0], *others[1]]) or "—")
 
 
 def test_the_build_fails_on_an_entry_with_no_verdict(tmp_path):

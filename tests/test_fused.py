@@ -54,6 +54,14 @@ def test_fused_engine_equals_torch_engine_under_each_selector_stress_map(continu
 
 
 @pytest.mark.parametrize("continuation_map", ["relabelled", "antithetic"])
+@pytest.mark.parametrize("arm", ["independent", "full"])
+def test_a_map_changes_nothing_in_kuhn_which_deals_no_card_after_the_root_on_either_engine(continuation_map, arm):
+    plain = collect("kuhn", "", arm, 1_000, seed=17, device="cpu", engine="torch")
+    for mapped in _both_engines("kuhn", "", arm, 1_000, seed=17, device="cpu", continuation_map=continuation_map):
+        assert torch.equal(mapped.returns, plain.returns) and mapped.physical_draws == plain.physical_draws
+
+
+@pytest.mark.parametrize("continuation_map", ["relabelled", "antithetic"])
 def test_fused_engine_equals_torch_engine_under_a_map_with_a_budget_a_policy_and_a_branch_swap(continuation_map):
     _assert_same(*_both_engines("leduc", "2", "full", 1_500, seed=16, device="cpu", budget=3,
                                 continuation=random_policy("leduc", seed=4), branch_order=[2, 0, 1],

@@ -172,7 +172,7 @@ def test_the_simulator_ran_the_gpu_kernel_on_the_cuda_target(simulated):
 def _engine_on_cuda(engine, trace=None):
     import torch
     from oscc_core.engine import chance_maps, collector
-    return collector._choose_engine(engine, torch.device("cuda"), trace, None, None, chance_maps.DEFAULT_MAP)
+    return collector._choose_engine(engine, torch.device("cuda"), trace, None, None)
 
 
 def test_on_cuda_the_auto_engine_is_the_gpu_kernel_where_numba_cuda_is_present(monkeypatch):

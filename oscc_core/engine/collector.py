@@ -223,7 +223,7 @@ def collect(game, root: str, arm: str, n_groups: int, seed: int, *, continuation
     chance_maps.check_map(continuation_map)
     if continuation_map != chance_maps.DEFAULT_MAP and chance_map is not None:
         raise ValueError("give either continuation_map or a custom chance_map, not both.")
-    kernel = _choose_engine(engine, dev, trace, violation, chance_map, continuation_map)
+    kernel = _choose_engine(engine, dev, trace, violation, chance_map)
     if chunk_size is None:
         chunk_size = {None: DEFAULT_CHUNK, "cpu": FUSED_CHUNK, "cuda": FUSED_CUDA_CHUNK}[kernel]
     cdf, last_action = policy_cdf(table, dev)
@@ -287,7 +287,7 @@ def kept_bytes_per_group(branches: int, keep_returns: bool, keep_draws: bool) ->
     return 2 * per
 
 
-def _choose_engine(engine, device, trace, violation, chance_map, continuation_map) -> str | None:
+def _choose_engine(engine, device, trace, violation, chance_map) -> str | None:
     """Which fused kernel runs this collection: "cpu", "cuda" (the GPU build), or None (the torch path)."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}.")
@@ -334,7 +334,7 @@ def _fused_chunk(kernel: str, game: Game, root: Root, streams: Streams, event: i
     `inputs`: the GPU kernel's `fused_cuda.prepare`d inputs (built per chunk when None)."""
     if kernel == "cuda":
         from oscc_core.engine import fused_cuda
-        out = fused_cuda.collect_chunk(game, root, streams, event, cdf, last_action, inputs, continuation_map)
+        out = fused_cuda.collect_chunk(game, root, streams, event, cdf, last_action, continuation_map, inputs)
     else:
         out = fused.collect_chunk(game, root, streams, event, cdf, last_action, continuation_map)
     counts = _chunk_counts(root, streams, out["chance"], out["chance"] + out["relabel_draws"], out["decisions"],

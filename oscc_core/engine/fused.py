@@ -125,7 +125,10 @@ def _ranked(key, rank, n):
 def _mapped_card(chance_key, c0, c1, num_cards, map_code, branch, relabel_key):
     """`_public_card` after a continuation map (`chance_maps.make_chance_map`), in its float64 operations:
     antithetic reflects the 53-bit draw on odd branch fields; relabelled moves U's bin k to bin perm[k] of the
-    lane's own permutation (`relabel_key`: its key, the chance namespace at the relabelling event)."""
+    lane's own permutation (`relabel_key`: its key, the chance namespace at the relabelling event).
+
+    u * n is exact when n, the cards left to deal, is a power of two (Leduc: 4), as `chance_maps.relabel`
+    assumes; that also keeps the GPU's bits, where the compiler may fuse u * n - k into one rounding."""
     m = _bits(chance_key, 0)
     if map_code == _ANTITHETIC and branch % 2 == 1:
         m = _LAST_BITS - m

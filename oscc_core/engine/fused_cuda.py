@@ -163,10 +163,11 @@ def device_outputs(g: int, b: int, device: torch.device | None) -> dict:
 
 
 def collect_chunk(game, root, streams, event: int, cdf: torch.Tensor, last_action: torch.Tensor,
-                  inputs: tuple | None = None, continuation_map: str = chance_maps.DEFAULT_MAP) -> dict:
+                  continuation_map: str = chance_maps.DEFAULT_MAP, inputs: tuple | None = None) -> dict:
     """`fused.collect_chunk`'s per-group results computed by the GPU kernel (bit for bit the same).
 
-    `inputs`: the collection's `prepare`d inputs (built here when None, with `continuation_map`).
+    `inputs`: the collection's `prepare`d inputs (built here when None, with `continuation_map`; when given,
+    they carry the map they were prepared with).
     With the chunk's groups on a CUDA device the results stay there as torch
     tensors, queued on torch's current stream (nothing waits for the GPU);
     with CPU groups (numba's simulator) they come back as CPU tensors.

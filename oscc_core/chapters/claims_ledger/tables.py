@@ -213,17 +213,24 @@ def why(r: dict) -> str:
     return r.get("why") or r.get("reason") or "—"
 
 
+#: What may follow a clause inside it: the ordering verdict a not-compared line's relation clause carries.
+CLAUSE_TAIL = " ("
+
+
 def without_clause(text: str, clause: str) -> str:
-    """`text` (clauses joined by "; ") without the clause that begins with `clause`, cut whole up to the next "; "
-    after it: a relation or a reading may hold "; " itself, so the text is never split at every "; "."""
+    """`text` (clauses joined by "; ") without the first clause that is `clause` (or `clause` and a bracketed
+    tail, `CLAUSE_TAIL`), cut whole up to the next "; " after it: a relation or a reading may hold "; " itself, so
+    the text is never split at every "; ", and a clause that merely begins or ends with `clause` stays."""
     start = text.find(clause)
-    while start > 0 and not text[:start].endswith("; "):     # only where a clause begins
+    while start >= 0:
+        after = text[start + len(clause):]
+        begins = start == 0 or text[:start].endswith("; ")
+        if begins and (not after or after.startswith(("; ", CLAUSE_TAIL))):
+            end = text.find("; ", start + len(clause))
+            rest = "" if end < 0 else text[end + 2:]
+            return (text[:start] + rest).removesuffix("; ") or "—"
         start = text.find(clause, start + 1)
-    if start < 0:
-        return text
-    end = text.find("; ", start + len(clause))
-    rest = "" if end < 0 else text[end + 2:]
-    return (text[:start] + rest).removesuffix("; ") or "—"
+    return text
 
 
 def detail_html(r: dict) -> str:
