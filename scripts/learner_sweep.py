@@ -1,7 +1,7 @@
 """Sweep converging-learner choices on development seeds (issue 33), in one process: a grid of overrides of a base
 configuration, each run by `learner_research.run` (fused kernels), appended as JSON lines to --out and printed as
-one line each, sorted at the end by the score: the mean of log calls to the two thresholds of learner_research (a configuration that
-leaves a seed short of a threshold scores as if that seed reached it at twice the largest budget).
+one line each, sorted at the end by the score: the mean of log calls to the two thresholds of learner_research (a
+configuration that leaves a seed short of a threshold scores as if that seed reached it at twice the largest budget).
 
     .venv/bin/python scripts/learner_sweep.py NAME '{"base": {...}, "grid": {"eta": [32, 64], ...}}'
         [--seeds 1001,...,1008] [--max-calls 1e6]

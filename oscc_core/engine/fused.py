@@ -94,15 +94,20 @@ def _draw(cum, last, row, u):
 
 
 @_jit(inline="always")
-def _public_card(chance_key, c0, c1, num_cards):
-    """The card a public-card deal gives (`rollout._deal_public`): remaining cards by id [floor(U * n)]."""
-    u = np.float64(_bits(chance_key, 0)) * _SCALE
+def _card_of_draw(u, c0, c1, num_cards):
+    """The public card a draw u in [0, 1) deals (`rollout._deal_public`): remaining cards by id [floor(u * n)]."""
     k = np.int64(u * (num_cards - 2))          # index among the remaining cards
     if k >= min(c0, c1):                       # skip the two dealt cards, in id order
         k += 1
     if k >= max(c0, c1):
         k += 1
     return k
+
+
+@_jit(inline="always")
+def _public_card(chance_key, c0, c1, num_cards):
+    """The card a public-card deal gives: `_card_of_draw` of the chance key's first draw."""
+    return _card_of_draw(np.float64(_bits(chance_key, 0)) * _SCALE, c0, c1, num_cards)
 
 
 @_jit(inline="always")
@@ -140,12 +145,7 @@ def _mapped_card(chance_key, c0, c1, num_cards, map_code, branch, relabel_key):
         frac = scaled - np.float64(k)
         target = _ranked(relabel_key, k, n)
         u = min((np.float64(target) + frac) / n, _BELOW_ONE)
-    k = np.int64(u * n)
-    if k >= min(c0, c1):
-        k += 1
-    if k >= max(c0, c1):
-        k += 1
-    return k
+    return _card_of_draw(u, c0, c1, num_cards)
 
 
 @_jit(inline="always")
@@ -344,9 +344,8 @@ def _collect_group(i, groups, branch_ids, start_nodes, budget, root_player, shar
 #: The per-lane and per-group functions, callees first.  Each is plain Python
 #: compiled here by numba for the CPU; `fused_cuda` compiles the same source
 #: (`.py_func`) as CUDA device functions, so the two kernels cannot drift.
-SHARED_FUNCTIONS = ("_mix", "_absorb", "_bits", "_draw", "_public_card", "_ranked", "_mapped_card", "_step",
-                    "_play_pair", "_lane_inputs",
-                    "_tally", "_collect_group")
+SHARED_FUNCTIONS = ("_mix", "_absorb", "_bits", "_draw", "_card_of_draw", "_public_card", "_ranked",
+                    "_mapped_card", "_step", "_play_pair", "_lane_inputs", "_tally", "_collect_group")
 
 
 @_jit(parallel=True)

@@ -251,7 +251,8 @@ def detail_html(r: dict) -> str:
         parts.append(f'<b>relation</b> <span title="{html.escape(relation_text(r), quote=True)}">'
                      f'{html.escape(relation)}</span>')
     if reading:
-        parts.append(f'<b>reading</b> <span title="{html.escape(r["reading"], quote=True)}">{html.escape(reading)}</span>')
+        parts.append(f'<b>reading</b> <span title="{html.escape(r["reading"], quote=True)}">'
+                     f'{html.escape(reading)}</span>')
     short = shortened(text, max(SHORT_REASON, DETAIL_CHARACTERS - used))
     parts.append(f'<b>why</b> <span title="{html.escape(text, quote=True)}">{html.escape(short)}</span>')
     return " · ".join(parts)

@@ -245,7 +245,9 @@ def transfer_selector(seed: int, blocks: int = 64, block_size: int = 16, delta: 
     probs = root_probs(root_policy, m)
     g = policy_jacobian(probs)
 
-    b, rule = _declared_bound(bound, seed, pilot_groups, block_size, bound_quantile, g, root, continuation, device)
+    nat = natural_bound(g, LEDUC)
+    b, rule = _declared_bound(bound, nat, seed, pilot_groups, block_size, bound_quantile, g, root, continuation,
+                              device)
     n_groups = blocks * block_size
     returns, own, pub, valid, cls, collected = _pool(root, n_groups, seed, continuation, device, "calibration")
     m_comp = len(CANDIDATES) * len(CARD_CLASSES)
@@ -259,7 +261,7 @@ def transfer_selector(seed: int, blocks: int = 64, block_size: int = 16, delta: 
                        "root_policy": probs.tolist(), "continuation": continuation, "cost_weight": 0.0,
                        "pilot_groups": pilot_groups, "bound_quantile": bound_quantile},
         "leduc": {"root": root, "actions": list(lroot.action_names), "B": b, "bound_rule": rule,
-                  "natural_bound": natural_bound(g, LEDUC), "n_comparisons": m_comp,
+                  "natural_bound": nat, "n_comparisons": m_comp,
                   "radius": hoeffding_radius(blocks, b, m_comp, delta),
                   "groups_per_stratum": n_groups, "groups_collected_per_arm": collected,
                   "strata": strata, "choice": {z: strata[z]["choice"] for z in CARD_CLASSES}},
@@ -270,12 +272,13 @@ def transfer_selector(seed: int, blocks: int = 64, block_size: int = 16, delta: 
     return result
 
 
-def _declared_bound(bound, seed, pilot_groups, block_size, bound_quantile, g, root, continuation, device):
-    """B and its rule ("natural", "pilot" or "fixed"), declared before the calibration sample is looked at."""
+def _declared_bound(bound, natural, seed, pilot_groups, block_size, bound_quantile, g, root, continuation, device):
+    """B and its rule ("natural": `natural`, "pilot" or "fixed"), declared before the calibration sample is looked
+    at."""
     if isinstance(bound, str):
         if bound not in BOUND_RULES:
             raise ValueError(f"bound must be a positive number or one of {list(BOUND_RULES)}, got {bound!r}.")
-        b = natural_bound(g, LEDUC) if bound == "natural" else pilot_bound(
+        b = natural if bound == "natural" else pilot_bound(
             seed, pilot_groups, block_size, bound_quantile, g, root, continuation, device)
         return b, bound
     b = float(bound)
