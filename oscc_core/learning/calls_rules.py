@@ -93,3 +93,43 @@ def rule_effect(curves, threshold: float) -> dict:
         (other["calls"] / ours["calls"] - 1.0, linear["calls"] / ours["calls"] - 1.0)
     return {"study": ours["calls"], "alternative": other["calls"], "relative_difference": rel,
             "interpolation_difference": interp, "reached": ours["reached"], "seeds": ours["seeds"]}
+
+
+# ----- where a curve lies against a threshold (one seed's curve: {budget: exploitability}) --------------------------
+def exploitability_curve(curve: dict, field: str = "exploitability_average") -> dict[int, float]:
+    """{budget: exploitability} of one run's {budget: record} (budgets as integers, in increasing order)."""
+    return {int(b): float(curve[b][field]) for b in sorted(curve, key=int)}
+
+
+def _points(curve: dict) -> list[tuple[int, float]]:
+    """A {budget: exploitability} curve as (budget, exploitability) pairs in increasing budget order (budgets may be
+    integer-valued strings, as a results file keeps them)."""
+    return sorted((int(b), float(e)) for b, e in curve.items())
+
+
+def settled_at_or_below(curve: dict, threshold: float) -> int | None:
+    """The smallest recorded budget from which `curve` ({budget: exploitability}) stays at or below `threshold` at
+    every recorded budget up to its last; None when its last recorded value lies above it (or it has none).  The
+    first crossing (`crossing`) may come earlier: a curve that dips below and comes back above settles later."""
+    settled = None
+    for budget, value in reversed(_points(curve)):
+        if value > threshold:
+            break
+        settled = budget
+    return settled
+
+
+def seeds_above_at_end(curves, threshold: float) -> int:
+    """How many of `curves` (one {budget: exploitability} per seed) lie above `threshold` at their own last recorded
+    budget (a curve with no budget counts for none)."""
+    return sum(1 for curve in curves if (points := _points(curve)) and points[-1][1] > threshold)
+
+
+def curve_minimum(curve: dict) -> tuple[float, int] | None:
+    """(the smallest exploitability of `curve` ({budget: exploitability}), the smallest recorded budget where it
+    lies); None for a curve with no budget."""
+    points = _points(curve)
+    if not points:
+        return None
+    low = min(value for _, value in points)
+    return low, next(budget for budget, value in points if value == low)
