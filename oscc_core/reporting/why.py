@@ -55,7 +55,7 @@ def size_sentence(record: Mapping) -> str | None:
                 f"{_text(iv)} (ours {_text(ours)})")
     if test.startswith(TOLERANCE_WORD) and _number(paper) and _number(ours):
         p, o = float(paper), float(ours)
-        close = abs(p - o) <= claims.RELATIVE_TOLERANCE * abs(o)
+        close = claims.size_agrees(p, o)           # the verdict rule's own size test: one answer at exactly 5%
         gap = "equal" if p == o else (f"{abs(p - o) / abs(o):.0%} of ours apart" if o else "ours is 0")
         return (f"the paper's {_text(paper)} and our {_text(ours)} are {gap}, "
                 f"{'within' if close else 'beyond'} the 5% of ours the size test allows")
