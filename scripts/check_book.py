@@ -17,9 +17,17 @@ page and its fonts are loaded, and then fails the page on:
 * a broken image: an `<img>` whose file is missing or whose naturalWidth is 0;
 * an error output: a traceback, an error or stderr output cell, or a docutils
   problem/system message;
-* a comparison table (a "claim id" column after the row label) wider than the text column,
-  another table that runs past it without a horizontal scroll bar, or a table
-  cell whose text pandas cut with "..." (display.max_colwidth);
+* a table or a figure wider than the text column at WIDTH (1280) pixels: cut off at the
+  column's edge, or inside a box a reader would have to scroll sideways (a cell output's
+  scroll bar is a last resort, not a layout); collapsed sections are measured open. Also a
+  table cell whose text pandas cut with "..." (display.max_colwidth);
+* a template defect in the text a reader sees or hovers (prose, cell outputs, tooltips; not
+  code): a size sentence "are ours is", "no interval enters" said of a relation about an
+  interval, a "wrote NN.json" line, a whole number printed as "61,440.0" or a number in e+
+  notation ("1.08e+05" where the book writes 108,000), a verdict scale other than the rule's
+  ("one of six verdicts" where there are seven), a claims-ledger or key-claims line whose why
+  says its verdict depends on the reading while its verdict does not, or whose why is only
+  "a printing of" another entry (text_defects, on the page's HTML file);
 * a tall table cell: a cell of a table in a cell output (a notebook's table, here or
   glued into another page) whose contents are taller than MAX_CELL_LINES (4) lines of
   its own text, i.e. the height of its contents (a DOM Range's getBoundingClientRect,
@@ -80,6 +88,7 @@ import time
 import urllib.parse
 import urllib.request
 import zlib
+from html.parser import HTMLParser
 from pathlib import Path
 
 import yaml
@@ -161,6 +170,183 @@ def literal_roles(text: str) -> list[str]:
 def error_text(text: str) -> list[str]:
     """Snippets of `text` that look like a traceback or an error/warning line."""
     return _snippets(ERROR_TEXT, text)
+
+
+# ---------------------------------------------------------------- template defects (pure, unit-tested)
+
+# Sentences the book's templates wrote wrong once. Each is read in the text a reader sees or hovers on a page:
+# the prose, every cell output (collapsed ones too) and every tooltip (the ledger's whole "why" is one), not
+# code. A rule names a defect precisely enough that a correct sentence never matches it.
+TEXT_DEFECTS = (
+    ("a size sentence reads 'are ours is'", re.compile(r"\bare\s+ours\s+is\b")),
+    # 'no interval enters' said of a relation that is itself about an interval or a 95% resolution
+    ("'no interval enters' on a relation about an interval",
+     re.compile(r"“[^”]*?(?:\bintervals?\b|95\s?%)[^”]*”[^“”;]*?\bno\s+interval\s+enters\b")),
+    # a notebook's "wrote 02_covariance.json" printed as an output line of its own
+    ("a 'wrote <file>.json' line printed on the page", re.compile(r"(?m)^[ \t]*wrote [^\s]+\.json[ \t]*$")),
+    # an integer shown as a float beside the comma-grouped integers of the book: 61,440.0
+    ("a comma-grouped whole number printed with a zero decimal part",
+     re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+\.0+(?![\d])")),
+    # 1.08e+05 where the book writes 108,000 (and 0.0e+00 for a zero); small values in e-notation (1e-12) stay
+    ("a number in e+ notation (the book writes 108,000)", re.compile(r"(?<![\w.])\d+(?:\.\d+)?e\+\d+\b")),
+)
+NUMBER_WORDS = {w: k for k, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+# "one of six verdicts": the count the prose promises for the verdict scale
+VERDICT_SCALE = re.compile(
+    r"\bone\s+of\s+(?:the\s+)?(\w+)\s+(?:possible\s+)?verdicts\b|\b(\w+)\s+possible\s+verdicts\b", re.I)
+# a why saying the verdict depends on the reading (the ledger's line must then say so in its verdict)
+SAYS_DEPENDS = re.compile(r"\bverdict\s+depends\s+on\s+the\s+reading\b|(?:^|[;:.]\s)depends\s+on\s+the\s+reading\b")
+FLAGGED_DEPENDS = "depends on the reading"
+# the pointer to the entry a printing shares its verdict with: alone, it explains nothing
+PRINTING_POINTER = re.compile(r"\ba printing of [\w.\-]+(?:,? whose (?:verdict|row) it (?:shares|takes))?")
+
+
+def verdict_count() -> int:
+    """How many verdicts the book's rule has (oscc_core.reporting.claims.VERDICTS)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from oscc_core.reporting.claims import VERDICTS
+    finally:
+        sys.path.remove(str(ROOT))
+    return len(VERDICTS)
+
+
+class PageText(HTMLParser):
+    """What a reader sees or hovers on a built page (see TEXT_DEFECTS): its text, with a line break at every block,
+    the tooltips (title attributes), and the lines of a claims ledger or key-claims table as
+    {"verdict", "why", "id"} (the why's whole text, its tooltip where the cell shortens it). Inside the article
+    (`article.bd-article`) where there is one; scripts, styles, cell inputs and code outside cell outputs left out."""
+
+    SKIP_TAGS = {"script", "style", "noscript", "template", "head", "title"}
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+    BLOCK = {"p", "div", "pre", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "br",
+             "section", "table", "ul", "ol", "dl", "figure", "figcaption", "details", "summary", "blockquote"}
+
+    def __init__(self, source: str):
+        super().__init__(convert_charrefs=True)
+        self.scoped = re.search(r"<article\b[^>]*class=\"[^\"]*\bbd-article\b", source) is not None
+        self.stack: list[tuple[str, set, bool]] = []   # (tag, classes, skipped)
+        self.depth_article = 0
+        self.parts: list[str] = []
+        self.tooltips: list[str] = []
+        self.lines: list[dict] = []
+        self._row: dict | None = None      # the table row being read: its classes, cells and tooltips
+        self._cell: list[str] | None = None
+        self._label = ""                   # the last <b> label in a ledger detail row ("why", "relation", ...)
+        self.feed(source)
+        self.close()
+
+    @property
+    def text(self) -> str:
+        return re.sub(r"[ \t]*\n[\s]*", "\n", "".join(self.parts))
+
+    def _inside(self) -> bool:
+        return (not self.scoped or self.depth_article > 0) and not (self.stack and self.stack[-1][2])
+
+    def _in_output(self) -> bool:
+        return any("cell_output" in classes for _, classes, _ in self.stack)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        classes = set((a.get("class") or "").split())
+        parent_skipped = bool(self.stack and self.stack[-1][2])
+        skipped = parent_skipped or tag in self.SKIP_TAGS or bool(classes & {"cell_input", "headerlink"}) or (
+            (tag in ("pre", "code") or "highlight" in classes) and not self._in_output())
+        if tag == "article" and "bd-article" in classes:
+            self.depth_article += 1
+        if tag not in self.VOID:
+            self.stack.append((tag, classes, skipped))
+        if skipped or not ((not self.scoped) or self.depth_article):
+            return
+        if tag in self.BLOCK:
+            self.parts.append("\n")
+        if a.get("title"):
+            self.tooltips.append(a["title"])
+        if tag == "tr":
+            key = any(t == "tbody" for t, _, _ in self.stack) and any(
+                t == "table" and "oscc-key-claims" in c for t, c, _ in self.stack)
+            self._row = {"classes": classes, "cells": [], "titles": [], "labelled": {}, "key": key}
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = []
+            self._row["titles"].append(a.get("title"))
+        elif self._row is not None and a.get("title") and self._label:
+            self._row["labelled"][self._label] = a["title"]
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in self.VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID or not any(t == tag for t, _, _ in self.stack):
+            return
+        while self.stack:
+            t, classes, skipped = self.stack.pop()
+            if t == "article" and "bd-article" in classes:
+                self.depth_article -= 1
+            if t in ("td", "th") and self._row is not None and self._cell is not None and not skipped:
+                self._row["cells"].append(" ".join("".join(self._cell).split()))
+                self._cell = None
+            if t == "tr" and self._row is not None and not skipped:
+                self._end_row(self._row)
+                self._row = None
+            if t == tag:
+                break
+
+    def handle_data(self, data):
+        if not self._inside():
+            return
+        self.parts.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+        tag = self.stack[-1][0] if self.stack else ""
+        if tag == "b" and self._row is not None:
+            self._label = data.strip().lower()
+
+    def _end_row(self, row):
+        self._label = ""
+        cells = row["cells"]
+        if "ledger-entry" in row["classes"]:
+            self.lines.append({"verdict": cells[-1] if cells else "", "why": "", "id": cells[0] if cells else ""})
+        elif "ledger-detail" in row["classes"] and self.lines:
+            text = " ".join(cells)
+            shown = text.split(" why ", 1)[1] if " why " in text else ""
+            self.lines[-1].update(why=row["labelled"].get("why") or shown, id=text.split(" · ", 1)[0])
+        elif row["key"] and len(cells) == 5:    # the landing page's key claims: claim, paper, ours, verdict, why
+            self.lines.append({"verdict": cells[3], "why": row["titles"][4] or cells[4], "id": cells[0]})
+
+
+def text_defects(source: str, verdicts: int | None = None) -> list[str]:
+    """The template defects (TEXT_DEFECTS, a verdict scale that is not the rule's, a line whose why says its
+    verdict depends on the reading while its verdict does not, a why that is only "a printing of X") on the page
+    whose HTML is `source`: one problem per kind, with up to three places."""
+    page = PageText(source)
+    text = page.text + "\n" + "\n".join(page.tooltips)
+    found: list[tuple[str, list[str]]] = []
+    for name, pattern in TEXT_DEFECTS:
+        if hits := _snippets(pattern, text, width=40, limit=3):
+            found.append((name, hits))
+    n = verdict_count() if verdicts is None else verdicts
+    scale = []
+    for m in VERDICT_SCALE.finditer(text):
+        word = (m.group(1) or m.group(2)).lower()
+        said = NUMBER_WORDS.get(word, int(word) if word.isdigit() else None)
+        if said is not None and said != n:
+            scale.append(" ".join(text[max(0, m.start() - 30):m.end() + 10].split()))
+    if scale:
+        found.append((f"a verdict scale that is not the rule's {n} verdicts", scale[:3]))
+    unflagged = [line["id"] for line in page.lines
+                 if SAYS_DEPENDS.search(line["why"]) and FLAGGED_DEPENDS not in line["verdict"]]
+    if unflagged:
+        found.append((f"{len(unflagged)} line(s) whose why says the verdict depends on the reading while the "
+                      "verdict does not say so", unflagged[:3]))
+    bare = [line["id"] for line in page.lines
+            if line["why"] and PRINTING_POINTER.search(line["why"])
+            and not PRINTING_POINTER.sub("", line["why"]).strip(" ;,.—-")]
+    if bare:
+        found.append((f"{len(bare)} line(s) whose why is only 'a printing of' another entry", bare[:3]))
+    return [f"template defect, {name}: " + " | ".join(repr(h) for h in hits) for name, hits in found]
 
 
 def _short(text: str, width: int = 90) -> str:
@@ -265,6 +451,23 @@ def figure_text_problems(images: list[dict], min_px: float = MIN_FIGURE_TEXT_PX)
     return problems
 
 
+def width_problems(items: list[dict]) -> list[str]:
+    """One problem per table or figure wider than the text column at WIDTH (see WIDTHS_JS): a table must be read
+    whole, not scrolled or cut off at the column's edge. Each item: {"kind", "over", "width", "room", "scrolls",
+    "section", "collapsed", "label"}."""
+    problems = []
+    for it in items:
+        what = "table" if it["kind"] == "table" else "figure"
+        how = "a reader must scroll it sideways" if it.get("scrolls") else "cut off at the column's edge"
+        where = f" in section {it['section']!r}" if it.get("section") else ""
+        if it.get("collapsed"):
+            where += " (in a collapsed section)"
+        named = "columns" if what == "table" else "caption"
+        problems.append(f"{what} {it['over']}px wider than the text column ({it['width']}px where "
+                        f"{it['room']}px fit; {how}){where}, {named}: {it.get('label') or '(none)'}")
+    return problems
+
+
 def shot_segments(page_height: int, segment: int = SHOT_SEGMENT) -> list[tuple[int, int]]:
     """(top, height) of the captures that cover a page `page_height` pixels tall, each at most
     `segment` pixels, in order, without gap or overlap."""
@@ -303,8 +506,8 @@ def page_problems(facts: dict, chapter: bool, allow_stderr: bool = False,
         problems.append("error output/markup: " + ", ".join(f"{k} x{v}" for k, v in sorted(errors.items())))
     if stderr and not allow_stderr:
         problems.append(f"{stderr} stderr output cell(s)")
-    for t in facts.get("clipped_tables", []):
-        problems.append(f"table does not fit: {t}")
+    problems += width_problems(facts.get("too_wide", []))
+    problems += facts.get("text_defects", [])
     problems += tall_cell_problems(facts.get("tall_cells", []), max_lines)
     problems += figure_text_problems(facts.get("figure_images", []))
     problems += filter_problems(facts.get("filters", []))
@@ -495,6 +698,66 @@ __OPEN_COLLAPSED__
 })()"""
 IMAGES_JS = IMAGES_JS.replace("__OPEN_COLLAPSED__", OPEN_COLLAPSED_JS)
 
+# Tables and figures wider than the text column, measured at WIDTH with every collapsed section opened (as
+# TALL_CELLS_JS does, and closed again).  The text column is the article's content box; a table inside a box
+# that clips or scrolls (a cell output's .output.text_html) must also fit that box's padding box, so a table
+# that a reader would have to scroll fails as well as one that is cut off.  Each item: its kind (table or
+# figure), how many pixels it runs past, whether it scrolls, its section, its columns (a table) or its label (a
+# figure), and whether it sits in a collapsed section.
+WIDTHS_JS = r"""(async () => {
+__OPEN_COLLAPSED__
+  const collapsed = el => opened.some(d => d.contains(el)) || shown.some(s => s.contains(el));
+  const box = root.getBoundingClientRect(), style = getComputedStyle(root);
+  const columnRight = box.right - parseFloat(style.paddingRight) - parseFloat(style.borderRightWidth);
+  const words = (t, n) => { t = t.replace(/\s+/g, ' ').trim(); return t.length > n ? t.slice(0, n - 1) + '…' : t; };
+  const section = el => {
+    for (let s = el.closest('section'); s; s = s.parentElement && s.parentElement.closest('section')) {
+      const h = s.querySelector(':scope > h1, :scope > h2, :scope > h3, :scope > h4, :scope > h5, :scope > h6');
+      if (h) return words(h.textContent.replace(/#$/, ''), 70);
+    }
+    return '';
+  };
+  const limit = el => {  // the right edge el must keep to, and whether an ancestor would scroll it
+    let right = columnRight, scrolls = false;
+    for (let a = el.parentElement; a && a !== root; a = a.parentElement) {
+      const o = getComputedStyle(a).overflowX;
+      if (o === 'visible') continue;
+      const r = a.getBoundingClientRect();
+      right = Math.min(right, r.left + a.clientLeft + a.clientWidth);
+      if (o === 'auto' || o === 'scroll') scrolls = true;
+    }
+    return {right, scrolls};
+  };
+  const out = [];
+  for (const t of root.querySelectorAll('table')) {
+    const r = t.getBoundingClientRect();
+    if (!r.width || t.parentElement.closest('table')) continue;
+    const {right, scrolls} = limit(t);
+    if (r.right <= right + 1) continue;
+    const names = (t.tHead && t.tHead.rows[0] ? [...t.tHead.rows[0].cells] : []).map(c => [...c.childNodes]
+        .filter(n => !(n.classList && n.classList.contains('oscc-claim-id-below')))
+        .map(n => n.textContent).join('').replace(/\s+/g, ' ').trim()).filter(Boolean);
+    out.push({kind: 'table', over: Math.round(r.right - right), width: Math.round(r.width),
+              room: Math.round(right - r.left), scrolls, section: section(t), collapsed: collapsed(t),
+              label: names.slice(0, 6).join(', ') + (names.length > 6 ? ', ...' : '')});
+  }
+  for (const img of root.querySelectorAll('img')) {
+    const r = img.getBoundingClientRect();
+    if (!r.width) continue;
+    const {right, scrolls} = limit(img);
+    if (r.right <= right + 1) continue;
+    const fig = img.closest('figure'), cap = fig && fig.querySelector('figcaption');
+    out.push({kind: 'figure', over: Math.round(r.right - right), width: Math.round(r.width),
+              room: Math.round(right - r.left), scrolls, section: section(img), collapsed: collapsed(img),
+              label: cap ? words(cap.textContent, 70) : (img.getAttribute('src') || '')});
+  }
+  opened.forEach(d => { d.open = false; });
+  shown.forEach(el => el.classList.add('toggle-hidden'));
+  await frame();
+  return JSON.stringify(out);
+})()"""
+WIDTHS_JS = WIDTHS_JS.replace("__OPEN_COLLAPSED__", OPEN_COLLAPSED_JS)
+
 # Type a paper value into every table filter of the page and record what it shows (module docstring).
 FILTER_JS = r"""(() => {
   const out = [];
@@ -548,39 +811,6 @@ INSPECT_JS = r"""(() => {
   }
   const broken_images = [...document.querySelectorAll('img')].filter(
       img => !img.complete || img.naturalWidth === 0).map(img => img.getAttribute('src') || '(no src)');
-  // Tables: a comparison table (a "claim id" column after the row label) must fit the text column
-  // whole (the issue: "the claim id cut off at the right edge"); another table, a ledger keyed by
-  // its first column included, may scroll, but is never clipped.
-  const column = (root.getBoundingClientRect().right || innerWidth) + 2;
-  const clipped_tables = [], scrolling_tables = [];
-  for (const t of root.querySelectorAll('table')) {
-    const r = t.getBoundingClientRect();
-    if (r.width === 0) continue;
-    let visibleRight = column, scrolls = false;
-    for (let a = t.parentElement; a && a !== root.parentElement; a = a.parentElement) {
-      const o = getComputedStyle(a).overflowX;
-      if (o !== 'visible') visibleRight = Math.min(visibleRight, a.getBoundingClientRect().right + 1);
-      if (o === 'auto' || o === 'scroll') scrolls = true;
-    }
-    if (r.right <= visibleRight) continue;
-    // header texts without oscc.js's grey "claim id" legend under the row label's header
-    const names = (t.tHead && t.tHead.rows[0] ? [...t.tHead.rows[0].cells] : []).map(c => [...c.childNodes]
-        .filter(n => !(n.classList && n.classList.contains('oscc-claim-id-below')))
-        .map(n => n.textContent).join('').trim());
-    const idCol = names.findIndex(n => /^claim[ _-]?ids?$/i.test(n));
-    const label = names.filter(Boolean).slice(0, 3).join(', ');
-    const heading = (() => { let e = t; while (e && e !== document.body) { let p = e.previousElementSibling;
-      while (p) { if (/^H[1-4]$/.test(p.tagName)) return p.textContent.replace('#', '').trim();
-        const h = p.querySelector && p.querySelectorAll('h1,h2,h3,h4'); if (h && h.length) return h[h.length - 1].textContent.replace('#', '').trim();
-        p = p.previousElementSibling; } e = e.parentElement; } return ''; })();
-    if (idCol > 0) {  // a comparison table: the reader must see every column, the claim id included
-      clipped_tables.push(`comparison table ${Math.round(r.right - visibleRight)}px wider than the text column (columns: ${names.filter(Boolean).join(', ')}) in section '${heading}'`);
-    } else if (!scrolls) {
-      clipped_tables.push(`${Math.round(r.right - visibleRight)}px past the text column (${label}, ...)`);
-    } else {
-      scrolling_tables.push(label);
-    }
-  }
   // Cells that pandas cut at display.max_colwidth ("text_precision.both_arms.variance_identity_res..."):
   // a claim id cut like that cannot be looked up.
   const cut_cells = [...root.querySelectorAll('td, th')].map(c => c.textContent.trim()).filter(
@@ -601,7 +831,7 @@ INSPECT_JS = r"""(() => {
     unrendered_math: math.length,
     unrendered_samples: math.slice(0, 3).map(el => el.textContent.trim().slice(0, 60)),
     math_errors,
-    error_elements, broken_images, clipped_tables, scrolling_tables, cut_cells,
+    error_elements, broken_images, cut_cells,
   });
 })()"""
 
@@ -776,6 +1006,7 @@ def open_page(browser: Chromium, html_path: Path, png: Path | None, max_lines: i
         screenshot(browser, png, browser.evaluate(
             "Math.ceil(Math.max(document.documentElement.scrollHeight, document.body.scrollHeight))"))
     tall_cells = json.loads(browser.evaluate(TALL_CELLS_JS.replace("__MAX_CELL_LINES__", str(int(max_lines)))))
+    too_wide = json.loads(browser.evaluate(WIDTHS_JS))
     images = json.loads(browser.evaluate(IMAGES_JS))
     for img in images:
         data = image_bytes(img["src"])
@@ -783,6 +1014,7 @@ def open_page(browser: Chromium, html_path: Path, png: Path | None, max_lines: i
     facts = json.loads(browser.evaluate(INSPECT_JS))
     facts["filters"] = json.loads(browser.evaluate(FILTER_JS))
     facts["tall_cells"] = tall_cells
+    facts["too_wide"] = too_wide
     facts["figure_images"] = images
     facts["mathjax_state"], facts["mathjax_error"] = waited["state"], waited["error"]
     facts["network"] = sorted({ev["params"]["request"]["url"] for ev in browser.events
@@ -840,10 +1072,10 @@ def main() -> int:
                     print(f"FAIL {page} ({kind}): {exc}")
                     failed += 1
                     continue
+                facts["text_defects"] = text_defects(html_path.read_text(encoding="utf-8"))
                 problems = page_problems(facts, chapter, args.allow_stderr, args.max_cell_lines)
                 info = (f"tables={facts['tables']} imgs={facts['images']} figures={facts['figures']} "
-                        f"math={facts['typeset']}" + (f" scrolling_tables={len(facts['scrolling_tables'])}"
-                                                      if facts["scrolling_tables"] else ""))
+                        f"math={facts['typeset']}")
                 shot = "" if png is None else f" -> {os.path.relpath(png)}"
                 if problems:
                     failed += 1

@@ -78,7 +78,7 @@ def test_error_text():
 def _facts(**kw):
     facts = {"text": "", "tables": 1, "images": 1, "figures": 1, "typeset": 0, "unrendered_math": 0,
              "unrendered_samples": [], "math_errors": [], "error_elements": {}, "broken_images": [],
-             "clipped_tables": [], "scrolling_tables": [], "cut_cells": [], "mathjax_state": "done", "network": [],
+             "too_wide": [], "cut_cells": [], "mathjax_state": "done", "network": [],
              "tall_cells": []}
     facts.update(kw)
     return facts
@@ -98,7 +98,8 @@ def test_a_clean_chapter_passes():
     ({"broken_images": ["../_images/missing.png"]}, "broken image"),
     ({"error_elements": {"traceback": 1}}, "error output"),
     ({"error_elements": {"output stderr": 2}}, "stderr"),
-    ({"clipped_tables": ["comparison table 40px wider than the text column"]}, "does not fit"),
+    ({"too_wide": [{"kind": "table", "over": 40, "width": 856, "room": 816, "scrolls": True}]},
+     "40px wider than the text column"),
     ({"cut_cells": ["text_precision.both_arms.variance_identity_res..."]}, "cut off with '...'"),
     ({"tables": 0}, "without a table"),
     ({"images": 0}, "without a figure"),
@@ -527,3 +528,170 @@ def test_a_filter_that_leaves_each_entrys_second_line_visible_fails(browser, tmp
     n.textContent=k+" of "+rows.length+" entries";});})();</script>"""
     _, problems = _check(browser, _page(tmp_path, "buggy", buggy))
     assert any("leaves 6 row(s) of non-matching entries visible" in p for p in problems), problems
+
+
+# --- tables and figures wider than the text column --------------------------------------------------------------
+
+def _wide(**kw):
+    item = {"kind": "table", "over": 75, "width": 891, "room": 816, "scrolls": True, "collapsed": False,
+            "section": "5. Controlled violations and the safety certificate", "label": "control, condition, caught as"}
+    item.update(kw)
+    return item
+
+
+def test_a_wide_table_fails_a_page_naming_its_overflow_section_and_columns():
+    (p,) = check_book.page_problems(_facts(too_wide=[_wide()]), chapter=True)
+    assert p.startswith("table 75px wider than the text column (891px where 816px fit; a reader must scroll it")
+    assert "'5. Controlled violations and the safety certificate'" in p and "control, condition, caught as" in p
+
+
+def test_a_wide_figure_or_a_cut_off_table_is_named_so():
+    figure, cut = check_book.width_problems([_wide(kind="figure", scrolls=False, label="Fig. 5 noise", collapsed=True),
+                                             _wide(scrolls=False)])
+    assert figure.startswith("figure 75px wider") and "caption: Fig. 5 noise" in figure and "collapsed" in figure
+    assert "cut off at the column's edge" in cut
+    assert check_book.width_problems([]) == []
+
+
+# A table of fixed width in the test page's 688px text column, inside a cell output (the book's oscc.css gives
+# .output.text_html a horizontal scroll bar): 900 - 688 = 212px too wide, and the reader would have to scroll.
+_FIXED_TABLE = ('<div class="cell_output docutils container"><div class="output text_html">'
+                '<table class="dataframe" style="width: 900px; border: 0; border-collapse: collapse">'
+                '<thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody>'
+                "</table></div></div>")
+
+
+def test_a_table_wider_than_the_text_column_fails_though_it_scrolls(browser, tmp_path):
+    facts, problems = _check(browser, _page(tmp_path, "wide", _FIXED_TABLE))
+    (item,) = facts["too_wide"]
+    assert (item["kind"], item["width"], item["room"], item["over"], item["scrolls"]) == ("table", 900, 688, 212, True)
+    assert any(p.startswith("table 212px wider than the text column") and "'Claims beside ours'" in p
+               for p in problems), problems
+
+
+def test_a_table_that_fits_the_text_column_passes(browser, tmp_path):
+    facts, problems = _check(browser, _page(tmp_path, "narrow-table", _FIXED_TABLE.replace("900px", "688px")))
+    assert facts["too_wide"] == [] and problems == [], problems
+
+
+def test_a_wide_table_in_a_collapsed_section_is_measured_open(browser, tmp_path):
+    body = f'<details class="admonition hide below-input"><summary>Show</summary>{_FIXED_TABLE}</details>'
+    facts, problems = _check(browser, _page(tmp_path, "wide-collapsed", body))
+    (item,) = facts["too_wide"]
+    assert item["collapsed"] and item["over"] == 212
+    assert browser.evaluate("document.querySelector('details').open") is False
+
+
+def test_a_figure_wider_than_the_text_column_fails(browser, tmp_path):
+    png = tmp_path / "wide.png"
+    png.write_bytes(_figure_png(legend_pt=12.0, tick_pt=12.0, dpi=100))
+    body = (f'<figure style="margin: 0"><img src="{png.name}" style="width: 800px">'
+            '<figcaption>Fig. 5 wide</figcaption></figure>')  # 800 - 688 = 112px too wide
+    facts, problems = _check(browser, _page(tmp_path, "wide-figure", body))
+    (item,) = facts["too_wide"]
+    assert (item["kind"], item["over"], item["label"]) == ("figure", 112, "Fig. 5 wide")
+    assert any(p.startswith("figure 112px wider") for p in problems), problems
+
+
+# --- template defects in the text a reader sees or hovers --------------------------------------------------------
+
+def _article(body: str) -> str:
+    """A built page as Sphinx writes one: navigation outside the article, the chapter inside it."""
+    return ('<html><head><title>wrote title.json</title><script>var s = "are ours is";</script></head><body>'
+            '<nav>one of six verdicts</nav><main><article class="bd-article">'
+            f"{body}</article></main></body></html>")
+
+
+def _ledger(verdict: str, why: str, shown: str | None = None) -> str:
+    """One claims-ledger entry as the ledger page prints it: its row of numbers, then its line with the claim id
+    and the why, shortened to `shown` with the whole why as the tooltip."""
+    shown = why if shown is None else shown
+    return ('<table class="ledger" id="claims-ledger"><thead><tr><th>quantity</th><th>paper</th>'
+            "<th>ours [95% interval]</th><th>verdict (deviation)</th></tr></thead><tbody>"
+            '<tr class="ledger-entry" title="printed in Table 9"><td class="q">value of player 0</td>'
+            f'<td class="num">0.1687</td><td>-0.1200 [-0.2225, -0.0175]</td><td>{verdict}</td></tr>'
+            '<tr class="ledger-detail"><td colspan="4"><code class="ledger-id">grpo_<wbr>ppo.<wbr>independent.<wbr>'
+            f'value</code> · <b>why</b> <span title="{why}">{shown}</span></td></tr></tbody></table>')
+
+
+def _key_claims(verdict: str, why: str) -> str:
+    return ('<table class="oscc-key-claims"><thead><tr><th>claim</th><th>paper</th><th>ours [95% interval]</th>'
+            "<th>verdict</th><th>why</th></tr></thead><tbody><tr><td>Certification rate, 64 groups</td>"
+            f"<td>0.327</td><td>0</td><td>{verdict}</td><td>{why}</td></tr></tbody></table>")
+
+
+DEPENDS_WHY = ("the paper's 0.1687 lies outside our 95% interval [-0.2225, -0.0175]; the verdict depends on the "
+               "reading (whole-game self-play: not reproduced; held-out roots: not compared)")
+
+
+@pytest.mark.parametrize("body, defect", [
+    ("<p>the paper's 0.004700 and our 0 are ours is 0, beyond the 5% of ours the size test allows</p>",
+     "'are ours is'"),
+    ("<p>the relation the paper states, “the seed interval includes 0”, holds (decided on exact values or point "
+     "estimates, no interval enters)</p>", "'no interval enters' on a relation about an interval"),
+    ("<p>“uniform lowest of all arms (paired, 95%)”, holds (decided on exact values or point estimates, no "
+     "interval enters)</p>", "'no interval enters' on a relation about an interval"),
+    ('<div class="cell_output docutils container"><div class="output stream highlight-myst-ansi">'
+     "<pre><span></span>wrote 02_covariance.json\n</pre></div></div><table><tr><td>reproduced</td></tr></table>",
+     "'wrote <file>.json' line"),
+    ("<p>the runs realised 61,440.0 on average (61,440 to 61,440)</p>", "comma-grouped whole number"),
+    ("<table><tr><td>cp_grpo</td><td>245,760.0</td></tr></table>", "comma-grouped whole number"),
+    ("<p>0.2 chips after 1.08e+05 [1.07e+05, 1.09e+05] calls</p>", "e+ notation"),
+    ("<p>the difference is 0.0e+00</p>", "e+ notation"),
+    ("<p>the relative deviation and one of six\nverdicts.</p>", "verdict scale that is not the rule's 7 verdicts"),
+    (_ledger("not reproduced", DEPENDS_WHY, "the paper's 0.1687 lies outside our 95% interval …"),
+     "whose why says the verdict depends on the reading while the verdict does not say so"),
+    (_key_claims("partly", "“rate rises with n” holds; the verdict depends on the reading"),
+     "whose why says the verdict depends on the reading"),
+    (_ledger("partly (+81.8%)", "a printing of coupling_factors.stream_only.contrast, whose verdict it shares"),
+     "whose why is only 'a printing of' another entry"),
+    (_key_claims("partly", "a printing of calibration.64.certification_rate"), "only 'a printing of'"),
+])
+def test_each_template_defect_fails_a_page(body, defect):
+    problems = check_book.text_defects(_article(body), verdicts=7)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("template defect, ") and defect in problems[0], problems
+
+
+@pytest.mark.parametrize("body", [
+    "<p>the paper's 0.3270 and our 0.3300 are 1% of ours apart, within the 5% of ours the size test allows</p>",
+    "<p>the relation the paper states, “paired variance &lt; independent variance”, holds (decided on exact values "
+    "or point estimates, no interval enters); the paper's 41.12 lies outside our 95% interval [48.55, 49.36]</p>",
+    "<p>“the seed interval includes 0” holds (resolved at 95%)</p>",
+    "<p>Each notebook writes its numbers to <code>results/02_covariance.json</code>; it wrote them once.</p>",
+    "<p>the runs realised 61,439.6 on average (61,439 to 61,440), 108,000 calls, ratio 1.0, residual &lt; 1e-12, "
+    "tolerance 1e-6 and 2.5e-07</p>",
+    "<p>and one of seven verdicts; 12 verdicts depend on the reading; six roots per seed</p>",
+    _ledger("not reproduced (depends on the reading)", DEPENDS_WHY),
+    _ledger("depends on the reading", DEPENDS_WHY),
+    _ledger("not reproduced", "the same verdict under every reading the book measures (whole-game: not reproduced)"),
+    _ledger("partly (+81.8%)", "a printing of coupling_factors.stream_only.contrast, whose verdict it shares; the "
+                               "paper's 25.43 lies outside our 95% interval [45.86, 46.63] (ours 46.24)"),
+    _key_claims("partly (depends on the reading)", "“rate rises with n” holds; the verdict depends on the reading"),
+])
+def test_correct_sentences_are_no_template_defect(body):
+    assert check_book.text_defects(_article(body), verdicts=7) == []
+
+
+def test_code_scripts_and_text_outside_the_article_are_not_read():
+    # each place holds a defect a reader never sees as text: a cell's input, a code block and inline code outside
+    # the cell outputs, a heading's link mark, and (in _article) the head, a script and the navigation
+    body = ('<div class="cell_input docutils container"><span>wrote 02_covariance.json</span></div>'
+            "<pre>x = 61,440.0</pre><p>Run <code>print(1.08e+05)</code>; see "
+            '<a class="headerlink" title="are ours is">#</a></p>')
+    assert check_book.text_defects(_article(body), verdicts=7) == []
+
+
+def test_tooltips_are_read_too():
+    body = '<p><span title="the paper\'s 0.0108 and our 0 are ours is 0">the paper\'s 0.0108 …</span></p>'
+    (p,) = check_book.text_defects(_article(body), verdicts=7)
+    assert "are ours is" in p
+
+
+def test_the_verdict_scale_is_the_rules():
+    assert check_book.verdict_count() == 7  # reproduced ... not compared: seven, as the book's text says
+
+
+def test_template_defects_fail_a_page():
+    problems = check_book.page_problems(_facts(text_defects=["template defect, x: 'y'"]), chapter=False)
+    assert problems == ["template defect, x: 'y'"]
