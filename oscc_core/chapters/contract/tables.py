@@ -19,25 +19,32 @@ def observation_frame(obs: ObservationAudit, obs_leak: ObservationAudit, key_lea
                          "opponent card in policy key": key_leak.as_dict()}).drop(["game"])
 
 
+#: A no-break space: the table cells that wrap keep "± 0.1808" and "[-36.9, -8.9]" on one line each.
+NBSP = "\u00a0"
+
+
 def per_seed_table(*results: dict) -> pd.DataFrame:
-    """The per-seed implementation checks of each arm, indexed by (arm, seed)."""
+    """The per-seed implementation checks of each arm, indexed by (arm, seed); the column names in words (a header
+    such as "unique group key" wraps, "unique_group_key" would not), so the table fits the text column."""
     frame = pd.DataFrame([{**{k: v for k, v in r.items() if k != "failures"}, "arm": res["arm"]}
                           for res in results for r in res["per_seed"]])
-    return frame.set_index(["arm", "seed"])
+    return frame.set_index(["arm", "seed"]).rename(columns=lambda c: c.replace("_", " "))
 
 
 def controls_table(controls: dict) -> pd.DataFrame:
-    """One row per controlled violation: its code, the certificate's decision and the measured side effects."""
+    """One row per controlled violation, indexed by the control: its code, the certificate's decision and the
+    measured side effects. A narrow column breaks a cell only before "±" or the 95% interval (no-break spaces
+    inside them), so the table fits the text column and each number stays whole."""
     return pd.DataFrame([{"control": n, "condition": c["condition"], "caught as": c["expected_code"],
                           "affected": f"{c['affected_groups']}/{c['groups']}", "flagged": c["flagged"],
                           "decision": c["decision"], "rejected": f"{c['rejected']}/{c['groups']}",
-                          "marginal shift": f"{c['marginal_shift']:+.4f} ± {c['marginal_shift_se']:.4f}",
+                          "marginal shift": f"{c['marginal_shift']:+.4f} ±{NBSP}{c['marginal_shift_se']:.4f}",
                           "replay failure": round(c["replay_failure_rate"], 4),
                           "variance change vs independent (%) [95%]":
-                              f"{c['variance_change_pct']:+.1f} [{c['variance_change_pct_low']:+.1f}, "
+                              f"{c['variance_change_pct']:+.1f} [{c['variance_change_pct_low']:+.1f},{NBSP}"
                               f"{c['variance_change_pct_high']:+.1f}]",
                           "variance change vs clean full (%)": round(c["variance_change_vs_clean_pct"], 1)}
-                         for n, c in controls.items()])
+                         for n, c in controls.items()]).set_index("control")
 
 
 def admissible_table(admissible: dict) -> pd.DataFrame:
