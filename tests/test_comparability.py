@@ -32,10 +32,20 @@ def test_the_families_hold_the_quantities_the_chapters_call_incomparable():
               "calibration.512.physical_calls": "selector calls and costs",
               "cost_frontier.oscc_select.wall_time": "wall times", "grpo_ppo.cp_grpo_paired.cost": "wall times",
               "clipping.activated_stress.i_minus_p_endpoint": "I−P endpoints",
-              "clipping.learning_rate_grid.update_variance": "clipping-screen update variances"}
+              "clipping.learning_rate_grid.update_variance": "update variances",
+              "grpo_ppo.cp_grpo_paired.update_variance": "update variances",
+              "coupling_factors.root_only.update": "update variances",
+              "measured_transfer.kuhn.standard_ppo.update_variance": "update variances",
+              "text_bounded.scalar_screen.paired.check_prob_delta": "check-probability changes",
+              "retained_evidence.scalar_clipped.independent_check_delta": "check-probability changes",
+              "grpo_ppo.uniform_policy.success_mean": "the uniform-policy row",
+              "grpo_ppo.uniform_policy.value": "the uniform-policy row",
+              "marginal_equivalence.bet.ci_low": "estimates of a zero marginal difference",
+              "selector_stress.near_zero.full.marginal_difference": "estimates of a zero marginal difference"}
     assert {cid: comparability.family_of(cid).name for cid in expect} == expect
     for comparable in ("main.independent.variance", "noise_transfer.cp_grpo_full.gradient_ratio",
-                       "grpo_ppo.cp_grpo_paired.update_variance", "measured_solver.cp_grpo_paired.exploitability"):
+                       "grpo_ppo.cp_grpo_paired.exploitability", "grpo_ppo.uniform_policy.exploitability",
+                       "measured_solver.cp_grpo_paired.exploitability", "fig_three_seed.mean_difference"):
         assert comparability.family_of(comparable) is None
 
 

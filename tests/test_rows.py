@@ -288,12 +288,19 @@ def test_a_cost_ratio_is_the_papers_ratio_against_ours_by_the_five_percent_rule(
 # --- declarations: not comparable, true by construction, printed again ------------------------
 
 def test_the_issues_interval_line_names_the_midpoint_test_and_shows_both_intervals():
-    # paper [0.0071, 0.0342] against ours [-0.0334, 0.0243]: the paper's high end lies outside ours, yet the
-    # midpoints 0.02065 and -0.00455 are 0.0252 apart, within sqrt(0.01355^2 + 0.02885^2) = 0.0319
-    r = Row.interval_pair("check: mean difference", "text_precision.check.bootstrap_interval", -0.0334, 0.0243)
+    # paper [0.427, 0.456] against ours [0.40, 0.45]: the paper's high end lies outside ours, yet the midpoints
+    # 0.4415 and 0.425 are 0.0165 apart, within sqrt(0.0145^2 + 0.025^2) = 0.0289
+    r = Row.interval_pair("ratio", "main_uncertainty.variance_ratio.interval", 0.40, 0.45)
     assert r.verdict == claims.REPRODUCED and r["test"] == rows.MIDPOINT_TEST
-    assert "midpoint test, not containment" in r.reason and "our [-0.0334, 0.0243]" in r.reason
-    assert "0.0252" in r.reason and "0.0319" in r.reason and "neither contains the other" in r.reason
+    assert "midpoint test, not containment" in r.reason and "our [0.4, 0.45]" in r.reason
+    assert "0.0165" in r.reason and "0.0289" in r.reason and "neither contains the other" in r.reason
+
+
+def test_an_interval_of_a_difference_that_is_zero_by_construction_is_not_compared_in_size():
+    # the paper's [0.0071, 0.0342] and our interval both estimate a difference that is 0 by marginal preservation
+    r = Row.interval_pair("check: mean difference", "text_precision.check.bootstrap_interval", -0.0334, 0.0243)
+    assert r.verdict == claims.NOT_COMPARED and "marginal preservation" in r.reason
+    assert "midpoint test, not containment" in r.reason       # the test's numbers stay beside the declaration
 
 
 def test_a_printing_repeats_the_comparison_under_its_own_claim_and_names_the_one_it_repeats():
@@ -316,11 +323,13 @@ def test_a_row_that_declares_its_quantity_not_comparable_is_not_compared_and_kee
         Row.compare("calls", "coupling_factors.ind.calls", 1.0).incomparable(" ")
 
 
-def test_a_value_true_by_construction_keeps_its_verdict_and_says_why():
-    r = Row.ratio("OSCC-Select / independent", "cost_frontier.oscc_select.wall_time",
-                  "cost_frontier.independent.wall_time", 1.0)
-    built = r.true_by_construction("matched budget")
-    assert built.verdict == r.verdict and built["by construction"] == "matched budget" and "by construction" not in r
+def test_a_value_true_by_construction_is_not_compared_in_size_and_says_why():
+    r = Row.compare("independent / independent", "noise_transfer.independent.return_ratio", 1.0, 1.0, 1.0,
+                    exact=1.0)
+    built = r.true_by_construction("an arm divided by itself")
+    assert r.verdict == claims.REPRODUCED and "by construction" not in r
+    assert built.verdict == claims.NOT_COMPARED and built["by construction"] == "an arm divided by itself"
+    assert built.reason.startswith("true by construction") and "an arm divided by itself" in built.reason
 
 
 def test_each_compared_row_names_the_size_test_that_decided_it():

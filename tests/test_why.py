@@ -27,8 +27,12 @@ def test_a_tolerance_verdict_says_how_far_apart_and_whether_within_five_percent(
 
 def test_a_relation_decided_on_exact_values_and_one_that_fails_say_so():
     exact = why_text({"test": claims.CONTAINMENT, "paper": 1.0, "ours": 2.0, "95% interval": [1.5, 2.5],
-                      "verdict": claims.PARTLY, "relation": "a < b", "relation holds": True, "relation resolved": None})
-    assert "holds (decided on exact values or point estimates, no interval enters)" in exact
+                      "exact": 2.1, "verdict": claims.PARTLY, "relation": "a < b", "relation holds": True,
+                      "relation resolved": None})
+    assert "“a < b”, holds (decided on the exact values)" in exact
+    plain = why_text({"test": claims.WITHIN_TOLERANCE, "paper": 1.0, "ours": 2.0, "verdict": claims.PARTLY,
+                      "relation": "a < b", "relation holds": True, "relation resolved": None})
+    assert "“a < b”, holds (decided on our values, which carry no interval here)" in plain
     fails = why_text({"verdict": claims.NOT_REPRODUCED, "relation": "a < b", "relation holds": False})
     assert "“a < b”, fails on our numbers" in fails
 

@@ -109,10 +109,30 @@ FAMILIES = (
            "which opponent, in which unit), so ours (the exact expected return against the uniform opponent) is "
            "one choice among several; only whether its seed interval covers zero can agree",
            ("*i_minus_p*",)),
-    Family("clipping-screen update variances", OUR_PARAMETER,
-           "the update variance of one clipped step grows with the square of the step size, which the paper does "
-           "not give for its clipping screen; only the direction between its rows can agree",
-           ("clipping.*.update_variance", "clipping.footnote.update_variance_*")),
+    Family("update variances", OUR_PARAMETER,
+           "the update variance of a step grows with the square of the step size η, and the paper gives no η for "
+           "any of its update variances; ours are read at every step size the book measures, none of them the "
+           "paper's, so only the direction between arms can agree",
+           ("*.update_variance", "coupling_factors.*.update", "clipping.footnote.update_variance_*")),
+    Family("check-probability changes", OUR_PARAMETER,
+           "the change of P(check) over the scalar screen is set by the screen's step size (ours η = 0.5), which "
+           "the paper does not give; only its sign can agree",
+           ("text_bounded.scalar_screen.*.check_prob_delta", "extended_controls.scalar_clipped.*_check_delta",
+            "retained_evidence.scalar_clipped.*_check_delta")),
+    Family("the uniform-policy row", OTHER_UNIT,
+           "the paper's exploitability for its uniform-policy row is impossible for the fixed uniform policy under "
+           "every reading (chapter 05), so that row is not the fixed policy the book runs but an arm with uniform "
+           "behaviour that the book does not run; the fixed policy's returns, values and success set beside it "
+           "measure another arm",
+           ("grpo_ppo.uniform_policy.return_*", "grpo_ppo.uniform_policy.success_*",
+            "grpo_ppo.uniform_policy.value")),
+    Family("estimates of a zero marginal difference", BY_CONSTRUCTION,
+           "the exact difference between an arm's branch means and the independent arm's is 0 by marginal "
+           "preservation (checked by enumeration), so a Monte-Carlo estimate of it, the paper's or ours, measures "
+           "only its run's sampling noise; the equivalence the paper states is decided on the exact value",
+           ("text_precision.*.mean_difference", "text_precision.*.bootstrap_interval",
+            "marginal_equivalence.*.mean_difference", "marginal_equivalence.*.ci_*",
+            "selector_stress.*.marginal_difference")),
 )
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from oscc_core.reporting import claims, open_choices
+from oscc_core.reporting import causes, claims, open_choices
 from oscc_core.reporting.printings import groups as same_value_groups
 from oscc_core.reporting.why import why_text
 
@@ -52,7 +52,7 @@ READING_DEPENDENT_KEY, RELATION_VERDICT_KEY, RELATION_CONSTRUCTED_KEY = (
     "reading dependent", "relation verdict", "relation by construction")
 #: Keys a line copies from its row as they are.
 COPIED_KEYS = (TEST_KEY, NOT_COMPARABLE_KEY, BY_CONSTRUCTION_KEY, PRINTING_KEY, READING_DEPENDENT_KEY,
-               RELATION_VERDICT_KEY, RELATION_CONSTRUCTED_KEY)
+               RELATION_VERDICT_KEY, RELATION_CONSTRUCTED_KEY, causes.CAUSE_KEY, causes.EVIDENCE_KEY)
 #: The kind of entry that gets a status instead of a verdict.
 SETTING_KIND = "setup"
 BASES = ("row", "same value", "chapter not built", "setting", "no row")
@@ -82,6 +82,8 @@ def _from_row(base: dict, row: RowRecord, basis: str, via: str | None, via_paper
             "chapter": row.chapter, "where": row.where, "basis": basis, "via": via, "via paper": via_paper,
             "relation holds": first.get("relation holds"), "relation resolved": first.get("relation resolved"),
             **{key: first.get(key) for key in COPIED_KEYS}}
+    found = causes.attribute(line)       # the row's cause; a results file written before causes: the registry's
+    line[causes.CAUSE_KEY], line[causes.EVIDENCE_KEY] = found if found is not None else (None, None)
     why = why_text(line)
     line["why"] = why if via is None else f"the same value as {via}, whose row it takes; {why}"
     return line

@@ -28,8 +28,13 @@ The verdict rule lives here and in `claims.verdict`:
   quantity not comparable (`Row.incomparable`, with its reason), and the
   claims ledger refuses it any other verdict;
 * a value true by construction (a matched-budget cost ratio, a count fixed by
-  an adopted setting) says so (`Row.true_by_construction`, with the reason): it
-  keeps its verdict and is counted apart from the measurements;
+  an adopted setting, an arm against itself) says so (`Row.true_by_construction`,
+  with the reason, or through a comparability family whose basis is "true by
+  construction"): it is not compared in size, whatever its size, its relation is
+  judged on its own, and it is counted apart from the measurements;
+* a gap (not reproduced, partly, inconclusive, depends on the reading) names its
+  cause (`reporting.causes.attribute`: the registry's, or the row's own with
+  `Row.with_cause`), with the evidence in its numbers;
 * one comparison printed as several entries of the claims file (an interval
   the prose prints whole and a table prints end by end) has one row per
   entry, all but one naming the entry whose comparison they repeat
@@ -54,7 +59,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from numbers import Real
 
-from oscc_core.reporting import claims, comparability, readings
+from oscc_core.reporting import causes, claims, comparability, readings
 from oscc_core.reporting.readings import impossible_instead, unshown_impossible  # noqa: F401  (the rows' helpers)
 from oscc_core.reporting.claims import Relation
 from oscc_core.reporting.results import residual_text
@@ -152,6 +157,8 @@ class Row(Mapping):
     printing_of: str | None = None
     relation_constructed: bool = False
     reading_dependent: bool = False
+    cause: str | None = None
+    cause_evidence: str | None = None
     relative_deviation: float | None = field(init=False, default=None)
 
     def __post_init__(self):
@@ -176,10 +183,13 @@ class Row(Mapping):
                              f"not {self.verdict!r}.")
 
     def _apply_comparability(self) -> None:
-        """A size verdict for a claim whose family is declared not comparable (`reporting.comparability`) becomes
-        not compared, with the family's reason before the row's own; the relation stays and is judged on its
-        own (`relation_verdict`)."""
+        """A size verdict for a claim whose family is declared not comparable (`reporting.comparability`), or for a
+        value true by construction (`true_by_construction`, the one treatment of such values everywhere: its
+        size says nothing about the paper's), becomes not compared, with the family's (or the construction's)
+        reason before the row's own; the relation stays and is judged on its own (`relation_verdict`)."""
         reason = comparability.incomparable_reason(self.claim_id)
+        if reason is None and self.by_construction_reason:
+            reason = f"true by construction: not compared in size: {self.by_construction_reason}"
         if reason is None:
             return
         if self.verdict == NOT_COMPARED and self.not_comparable == reason and reason not in (self.reason or ""):
@@ -344,14 +354,14 @@ class Row(Mapping):
 
     @classmethod
     def interval_pair(cls, quantity: str, claim_id: str, low: float, high: float, ours: float | None = None,
-                      relation: Relation | None = None) -> "Row":
+                      relation: Relation | None = None, exact: float | None = None) -> "Row":
         """An interval the paper prints ([a, b], its 95% interval of a quantity) against ours ([low, high]), by the
         midpoint test: reproduced when the two estimates agree at 95%, i.e. their midpoints differ by at most
         sqrt(h_paper^2 + h_ours^2) (h: a half-width; the 95% interval of the difference of two independent
         estimates); partly when they do not but a declared `relation` holds; otherwise not reproduced.  Not a
         containment test: an end the paper prints may lie outside our interval while the two agree.  The reason
         gives both intervals, the test's numbers and its outcome, and whether the intervals overlap and whether
-        one contains the other."""
+        one contains the other.  `exact`: the exact value of our estimate, where the relation was decided on it."""
         a, b = (float(x) for x in claims.claim(claim_id))
         lo, hi = float(low), float(high)
         if not (a <= b and lo <= hi):
@@ -368,7 +378,7 @@ class Row(Mapping):
                   f"have midpoints {distance:.3g} apart, {'within' if agree else 'beyond'} the allowed "
                   f"{allowed:.3g} = sqrt(h_paper^2 + h_ours^2), so they {'agree' if agree else 'disagree'}; "
                   f"the intervals {'overlap' if overlap else 'do not overlap'}; {contains}")
-        return cls(quantity, (a, b), mid_o if ours is None else ours, verdict, claim_id, (lo, hi),
+        return cls(quantity, (a, b), mid_o if ours is None else ours, verdict, claim_id, (lo, hi), exact,
                    reason=reason, test=MIDPOINT_TEST, **_declared(relation))
 
     @classmethod
@@ -398,12 +408,23 @@ class Row(Mapping):
                        reading_dependent=False)
 
     def true_by_construction(self, reason: str) -> "Row":
-        """The same row declaring that our value agrees by construction (a ratio of budgets we match, a count an
-        adopted setting fixes), with the one-sentence `reason`: it keeps its verdict, and the ledger counts it
-        apart from the measurements."""
+        """The same row declaring that our value is what it is by construction (a ratio of budgets we match, a
+        count an adopted setting fixes, an arm against itself), with the one-sentence `reason`: its size says
+        nothing about the paper's, so it is not compared (the one treatment of such values, everywhere), its
+        relation is judged on its own, and the ledger counts it apart from the measurements."""
         if not (isinstance(reason, str) and reason.strip()):
             raise ValueError(f"{self.quantity!r}: a value true by construction needs the reason it is.")
         return replace(self, by_construction_reason=reason)
+
+    def with_cause(self, cause: "causes.Cause", evidence: str) -> "Row":
+        """The same row naming the cause of its gap (one of `reporting.causes.CAUSES`) with `evidence`, a sentence
+        in numbers the row alone does not hold (a learning study's, a calibration's): it replaces the cause the
+        registry declares for the claim, and counts only while the verdict is a gap."""
+        if cause not in causes.CAUSES:
+            raise ValueError(f"{self.quantity!r}: the cause must be one of reporting.causes.CAUSES, got {cause!r}.")
+        if not (isinstance(evidence, str) and evidence.strip()):
+            raise ValueError(f"{self.quantity!r}: a cause needs its evidence, in the row's numbers.")
+        return replace(self, cause=cause.name, cause_evidence=evidence)
 
     def printed_as(self, claim_id: str, quantity: str, note: str) -> "Row":
         """The row of another entry of the claims file that prints this row's comparison again (an end of an
@@ -500,6 +521,13 @@ class Row(Mapping):
             out["relation by construction"] = True
         if self.reading_dependent:
             out["reading dependent"] = True
+        if self.cause is not None:
+            out.update({causes.CAUSE_KEY: self.cause, causes.EVIDENCE_KEY: self.cause_evidence})
+        found = causes.attribute(out)        # a gap's cause (`reporting.causes`), the row's own where it names one
+        out.pop(causes.CAUSE_KEY, None)
+        out.pop(causes.EVIDENCE_KEY, None)
+        if found is not None:
+            out[causes.CAUSE_KEY], out[causes.EVIDENCE_KEY] = found
         out["why"] = why_text(out)
         return out
 

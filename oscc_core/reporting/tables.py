@@ -25,8 +25,9 @@ COLUMN_ORDER = ("quantity", "paper", "paper 95% interval", "ours", "95% interval
 #: per-reading verdicts (the reason names them), the name of the size test (the ledger shows it) and a
 #: not-comparable declaration (its reason is the row's reason).
 RECORD_ONLY = ("relation holds", "relation resolved", "readings", "test", "not comparable", "relation verdict",
-               "relation by construction", "reading dependent", "why", "printing of")
-#: ("printing of" leaves a table too: the row's reason names the entry whose verdict it shares.)
+               "relation by construction", "reading dependent", "why", "printing of", "cause", "cause evidence")
+#: ("printing of" leaves a table too: the row's reason names the entry whose verdict it shares; a gap's cause and its
+#: evidence are the ledger's and the boxes' tallies', and its why says them.)
 
 
 #: Text columns whose long cells move under the table as numbered notes (a cell keeps only its note's mark), so

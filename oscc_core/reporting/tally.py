@@ -18,6 +18,10 @@ A count means what a reader takes it to mean:
 * a value whose size is not compared (`reporting.comparability`) but whose
   row states the relation the paper claims for it is counted again under
   *orderings*, by the verdict of that relation.
+* each gap (a value not reproduced, partly, inconclusive or depending on the
+  reading) is counted again under its *cause* (`reporting.causes`), each value
+  once: the tally of gaps by cause that the landing page, the ledger and every
+  chapter's box print.
 
 `tally(lines)` takes ledger lines (`ledger_lines.build_lines`, or
 `ledger_lines.section_lines` for one chapter's rows) and returns the counts;
@@ -29,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from oscc_core.reporting import claims
+from oscc_core.reporting import causes, claims, comparability
 from oscc_core.reporting.ledger_lines import (BY_CONSTRUCTION_KEY, PRINTING_KEY, READING_DEPENDENT_KEY,
                                               RELATION_VERDICT_KEY, SETTING_KIND, section_lines)
 
@@ -40,8 +44,8 @@ CLASSES = {MEASUREMENT: "measurements", CHECK: "checks", INTERVAL: "intervals"}
 BY_CONSTRUCTION = "by construction"
 VERDICTS, STATUSES = claims.VERDICTS, claims.STATUSES
 
-__all__ = ["BY_CONSTRUCTION", "CLASSES", "chapter_counts_text", "chapter_tally", "measured_key", "printings_of",
-           "tally", "tally_frame", "tally_text", "values_by_verdict"]
+__all__ = ["BY_CONSTRUCTION", "CLASSES", "causes_text", "chapter_counts_text", "chapter_tally", "measured_key",
+           "printings_of", "tally", "tally_frame", "tally_text", "values_by_verdict"]
 
 #: How a table names each class of values, in the order the box's sentence gives them.
 CLASS_LABELS = {"measurements": "measured values", "checks": "checks", "intervals": "the paper's intervals",
@@ -55,7 +59,10 @@ def measured_key(line: Mapping) -> str:
 
 
 def _class(line: Mapping) -> str:
-    if line.get(BY_CONSTRUCTION_KEY):
+    """The class a line is counted in: true by construction when its row declares so or its comparability family
+    is of that basis (a matched-budget wall time, an estimate of a zero difference), else its kind's class."""
+    family = comparability.family_of(measured_key(line))
+    if line.get(BY_CONSTRUCTION_KEY) or (family is not None and family.basis == comparability.BY_CONSTRUCTION):
         return BY_CONSTRUCTION
     kind = line["kind"]
     if kind not in CLASSES:
@@ -97,6 +104,7 @@ def tally(lines: Iterable[Mapping]) -> dict:
         if key not in first or line["id"] == key:
             first[key] = line
     orderings = {v: 0 for v in claims.COMPARED}
+    by_cause = {c.name: 0 for c in causes.CAUSES}
     for line in first.values():
         verdict = line["verdict"]
         if verdict not in VERDICTS:
@@ -104,10 +112,12 @@ def tally(lines: Iterable[Mapping]) -> dict:
         out[_class(line)][verdict] += 1
         if verdict == claims.NOT_COMPARED and line.get(RELATION_VERDICT_KEY) in orderings:
             orderings[line[RELATION_VERDICT_KEY]] += 1
+        if causes.is_gap(verdict) and line.get(causes.CAUSE_KEY) in by_cause:
+            by_cause[line[causes.CAUSE_KEY]] += 1
     results = sum(line["kind"] != SETTING_KIND for line in lines)
     dependent = sum(bool(line.get(READING_DEPENDENT_KEY)) for line in first.values())
     return {**out, "values": len(first), "printings": results - len(first), "results": results,
-            "settings": settings, "reading dependent": dependent, "orderings": orderings}
+            "settings": settings, "reading dependent": dependent, "orderings": orderings, "causes": by_cause}
 
 
 def chapter_tally(stem: str, rows: Iterable[Mapping]) -> dict:
@@ -175,4 +185,16 @@ def tally_text(counted: Mapping) -> str:
     if counted["printings"]:
         text += (f"; {counted['printings']:,} further printing{'s' if counted['printings'] != 1 else ''} of these "
                  "values, not counted again")
-    return text + "."
+    return text + "." + causes_text(counted)
+
+
+def causes_text(counted: Mapping) -> str:
+    """' The gaps by cause: 12 unexplained, 3 an open parameter.' (most first; registry order between equals), or
+    '' where the tally has no gap (a tally of no gap names no cause)."""
+    named = sorted(((n, i, name) for i, (name, n) in enumerate((counted.get("causes") or {}).items()) if n),
+                   key=lambda t: (-t[0], t[1]))
+    if not named:
+        return ""
+    total = sum(n for n, _, _ in named)
+    return (f" The {total:,} gap{'s' if total != 1 else ''} by cause: "
+            + ", ".join(f"{n:,} {name}" for n, _, name in named) + ".")

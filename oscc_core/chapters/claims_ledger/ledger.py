@@ -9,7 +9,10 @@ every other entry gets a verdict, never a status.  `check_ledger` fails the
 build when an entry is missing or doubled, has no verdict (or status) or an
 unknown one, lacks a reason its verdict needs, is a result, check or
 interval that names neither the reading it was measured under
-(`reporting.open_choices`) nor a reason, is impossible without the
+(`reporting.open_choices`) nor a reason, is a gap (not reproduced, partly,
+inconclusive, depending on the reading) that names no cause of the registry
+(`reporting.causes`) with its evidence, gives a value true by construction a
+size verdict, is impossible without the
 reading under which it is, takes the row of an entry printed with another
 value, carries a size verdict although its row declares the quantity not
 comparable, or repeats a comparison under another verdict than the entry it
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from oscc_core.reporting import claims, comparability, printings, tally
+from oscc_core.reporting import causes, claims, comparability, printings, tally
 from oscc_core.reporting.ledger_lines import (BASES, BY_CONSTRUCTION_KEY, NOT_BUILT_REASON, NOT_COMPARABLE_KEY,
                                               PRINTING_KEY, SECTION_CHAPTERS, SETTING_KIND, SETTING_REASON,
                                               TEST_KEY, LedgerError, build_lines, doubled_primaries)
@@ -151,6 +154,14 @@ def check_ledger(ledger: list[dict], claim_ids, entries: dict[str, dict] | None 
     failing("entries whose row declares the quantity not comparable carry a verdict other than not compared",
             [f"{r['id']}, verdict {r.get('verdict')!r}" for r in ledger
              if r.get(NOT_COMPARABLE_KEY) and r.get("verdict") != NOT_COMPARED])
+    failing("values true by construction carry a size verdict (such a value is not compared in size, everywhere)",
+            [f"{r['id']}, verdict {r.get('verdict')!r}" for r in results
+             if r.get(BY_CONSTRUCTION_KEY) and r.get("verdict") in comparability.SIZE_VERDICTS])
+    failing("gaps (not reproduced, partly, inconclusive, depending on the reading) name no cause of the registry "
+            "with its evidence",
+            [f"{r['id']}, verdict {r.get('verdict')!r}" for r in results if causes.is_gap(r.get("verdict"))
+             and not (r.get(causes.CAUSE_KEY) in {c.name for c in causes.CAUSES}
+                      and (r.get(causes.EVIDENCE_KEY) or "").strip())])
     refused = refused_size_verdicts(ledger)
     if refused:
         problems.append(f"{len(refused)} lines give a size verdict to a quantity declared not comparable "
@@ -198,6 +209,7 @@ def counts(ledger: list[dict]) -> dict:
             "by construction": whole[tally.BY_CONSTRUCTION], "values": whole["values"],
             "printings": whole["printings"], "tally by chapter": by_chapter,
             "reading dependent": whole["reading dependent"], "orderings": whole["orderings"],
+            "causes": whole["causes"], "gap lines by chapter and cause": _gap_lines(results),
             "verdict": {v: sum(r["verdict"] == v for r in results) for v in VERDICTS},
             "status": {s: sum(r["status"] == s for r in settings) for s in STATUSES},
             "section": _count(results, lambda r: r["section"], VERDICTS),
@@ -205,6 +217,16 @@ def counts(ledger: list[dict]) -> dict:
             "chapter": _count(results, lambda r: r["chapter"] or "none", VERDICTS),
             "basis": _count(results, lambda r: r["basis"], VERDICTS),
             "settings by section": _count(settings, lambda r: r["section"], STATUSES)}
+
+
+def _gap_lines(results: list[dict]) -> dict:
+    """Chapter -> cause -> the number of gap lines (entries, every printing counted) that name it."""
+    out: dict = {}
+    for r in results:
+        if causes.is_gap(r.get("verdict")):
+            chapter = out.setdefault(r["chapter"] or "none", {c.name: 0 for c in causes.CAUSES})
+            chapter[r[causes.CAUSE_KEY]] = chapter.get(r[causes.CAUSE_KEY], 0) + 1
+    return out
 
 
 def record(ledger: list[dict]) -> list[dict]:

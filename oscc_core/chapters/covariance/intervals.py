@@ -40,7 +40,7 @@ def uncertainty_rows(audit: PairedAudit) -> list[Row]:
     est = {"paired_variance": audit.contrast_var("full"), "variance_ratio": audit.ratio(),
            "covariance": audit.covariance("full")}
     return [Row.interval_pair(q, cid, est[k].low, est[k].high, est[k].value,
-                              pair_relation(k, audit))
+                              pair_relation(k, audit), exact=est[k].exact)     # the relation is decided on it
             for cid, (q, k) in UNCERTAINTY.items()]
 
 

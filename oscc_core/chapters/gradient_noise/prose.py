@@ -17,7 +17,7 @@ from oscc_core.reporting import comparability
 from oscc_core.reporting.results import glue
 
 #: Glue name -> the comparability family whose reason the chapter's prose quotes (`reporting.comparability`).
-FAMILY_GLUE = {"why_traces": "gradient-noise traces", "why_update_variance": "clipping-screen update variances",
+FAMILY_GLUE = {"why_traces": "gradient-noise traces", "why_update_variance": "update variances",
                "why_wall_times": "wall times", "why_transitions": "transitions", "why_i_minus_p": "I−P endpoints"}
 
 
