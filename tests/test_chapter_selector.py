@@ -124,6 +124,22 @@ def test_the_sweep_shows_every_measured_column_once_over_two_tables_under_short_
     assert false_selection.loc[("positive (semantic)", 64), ("false selection", "family-wise upper 95%")] == "0.0099"
 
 
+REGIME_ROW = {"regime": "near-zero", "arm": "continuation_only", "map": "relabelled", "marginal difference": 0.041,
+              "marginal difference 95% bound": 0.0778, "covariance": 0.7114, "exact covariance": 0.6544,
+              "exact conditional covariance": 0.0, "contrast variance": 32.0712, "exact contrast variance": 32.1748,
+              "noise trace": 4.0091, "exact noise trace": 4.0218, "exact gain": 0.0, "physical draws per group": 16.5675,
+              "physical draws (calibration)": 50817, "gain LCB J": -2.18, "gain LCB Q": -2.1643, "gain LCB K": -2.6192}
+
+
+def test_the_regimes_show_every_measured_column_once_over_two_tables_under_short_headers():
+    coupling, noise = tables.regime_tables([REGIME_ROW])
+    shown = [c for t in (coupling, noise) for c in t.columns]
+    assert len(shown) == len(set(shown)) == len(REGIME_ROW) - 3      # all but the index (2) and the map
+    assert max(len(name) for _, name in shown) <= 17
+    assert coupling.index[0] == ("near-zero (relabelled)", "continuation-only")
+    assert noise.loc[("near-zero (relabelled)", "continuation-only"), ("gain LCB", "K")] == "-2.6192"
+
+
 def test_the_held_out_and_other_policy_tables_group_their_columns_under_short_headers():
     support = {"action support": "2 actions", "row": "full", "choice": {}, "selected arm": "full",
                "contrast variance (mean pairwise)": 17.2, "exact contrast variance": 17.3,

@@ -271,6 +271,26 @@ def test_the_calibration_figure_gives_certification_false_selection_and_regret_a
         plt.close(fig)
 
 
+def test_the_calibration_figure_sets_the_papers_false_selection_rates_beside_ours():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import yaml
+
+    # the paper's values, read from the claims file here (not through the library's reader)
+    book = Path(__file__).resolve().parents[1] / "book" / "paper_claims.yaml"
+    printed = {e["id"]: e["value"] for e in yaml.safe_load(book.read_text(encoding="utf-8"))}
+    want = [(n, printed[f"calibration.{n}.false_selection_rate"]) for n in SIZES]
+    fig = figures.plot_calibration(_sweep([-1.0] * 6), {"J": math.inf, "Q": 3000.0, "K": 900.0}, 0.05, "title")
+    try:
+        ax_false = fig.axes[1]
+        (paper,) = [line for line in ax_false.get_lines() if line.get_label() == "paper"]
+        assert list(zip(paper.get_xdata(), paper.get_ydata())) == want
+        assert ax_false.get_ylim()[1] >= max(v for _, v in want)              # every value inside the axes
+    finally:
+        plt.close(fig)
+
+
 def test_a_row_not_compared_in_size_shows_no_relative_deviation_and_a_compared_one_does():
     noise = Row.compare("noise", "multi_action.2_actions.full.gradient_noise_trace", 2.146)      # paper 0.0628
     variance = Row.compare("contrast variance", "multi_action.2_actions.full.contrast_variance", 17.17)

@@ -23,19 +23,27 @@ CALIBRATION_PANELS = ("certification (positive regime)", "false selection (famil
                       "gradient-noise regret (positive regime)")
 
 
+def paper_values(sizes, column: str) -> list[tuple[int, float]]:
+    """(groups per stratum, the paper's value) of `column` in the paper's calibration table
+    (`calibration.<size>.<column>` in the claims file), for the sizes the paper prints."""
+    known = claims.load_claims()
+    return [(k, float(claims.claim(f"calibration.{k}.{column}"))) for k in sizes
+            if f"calibration.{k}.{column}" in known]
+
+
 def plot_calibration(rows: list[dict], sufficient: dict, delta: float, title: str):
     """Three panels against groups per stratum (log scale), each quantity on its own axis: top, the
     positive-regime certification rate, the paper's values and Theorem 1's sufficient size per stratum;
-    middle, the family-wise false-selection rate per regime with its exact upper 95% bound and delta (a
-    probability, linear axis); bottom, the positive regime's noise regret (noise units, log axis)."""
+    middle, the family-wise false-selection rate per regime with its exact upper 95% bound, the paper's
+    false-selection rates and delta (a probability, linear axis); bottom, the positive regime's noise regret
+    (noise units, log axis)."""
     import matplotlib.pyplot as plt
 
     fig, (ax1, ax2, ax3) = plt.subplots(3, 1, figsize=CALIBRATION_SIZE_IN, dpi=100)
     pos = [r for r in rows if r["map"] == "semantic"]
     n = [r["groups per stratum"] for r in pos]
     ax1.plot(n, [r["certification rate"] for r in pos], "o-", color="#1f77b4", label="ours: certification rate")
-    paper = [(k, claims.claim(f"calibration.{k}.certification_rate")) for k in n
-             if f"calibration.{k}.certification_rate" in claims.load_claims()]
+    paper = paper_values(n, "certification_rate")
     if paper:
         ax1.plot(*zip(*paper), "x--", color="#c0392b", label="paper")
     styles = iter(["-.", ":", "--"])
@@ -53,8 +61,11 @@ def plot_calibration(rows: list[dict], sufficient: dict, delta: float, title: st
             ax2.plot([r["groups per stratum"] for r in rr], [r["family-wise upper 95%"] for r in rr], "v",
                      color=color, ms=4, alpha=0.6)
     ax2.plot([], [], "v", color="grey", ms=4, alpha=0.6, label="exact upper 95% bound")
+    paper_false = paper_values(n, "false_selection_rate")
+    if paper_false:
+        ax2.plot(*zip(*paper_false), "x--", color="#c0392b", label="paper")
     ax2.axhline(delta, color="black", ls="--", lw=1, label=f"delta = {delta:g}")
-    top = max([delta] + [r["family-wise upper 95%"] for r in rows])
+    top = max([delta] + [r["family-wise upper 95%"] for r in rows] + [v for _, v in paper_false])
     ax2.set_ylim(-0.03 * top, 1.25 * top)           # headroom: no marker on the frame
     ax2.set_ylabel("false-selection rate")
     regret = [r["noise regret"] for r in pos]

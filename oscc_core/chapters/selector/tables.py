@@ -117,8 +117,30 @@ def certificate_table(cal: Calibration, exact: ExactRoot, policy: RootPolicy):
     return round_frame(certificate_frame(cal, exact, policy), fill_missing=False).set_index(["stratum", "candidate"])
 
 
-def regime_table(rows: list[dict]):
-    return _rounded(rows, ["regime", "arm"])
+#: The three-regime table in two, each under two header rows, so that each fits the text column: how the coupling
+#: moves the branches (marginal difference, covariance, contrast variance), then the noise, the gain and its bound.
+REGIME_HEADERS = ({"marginal difference": ("marginal difference", "estimate"),
+                   "marginal difference 95% bound": ("marginal difference", "95% bound"),
+                   "covariance": ("covariance", "estimate"), "exact covariance": ("covariance", "exact"),
+                   "exact conditional covariance": ("covariance", "exact conditional"),
+                   "contrast variance": ("contrast variance", "estimate"),
+                   "exact contrast variance": ("contrast variance", "exact")},
+                  {"noise trace": ("noise trace", "estimate"), "exact noise trace": ("noise trace", "exact"),
+                   "exact gain": ("gain", "exact"), "gain LCB J": ("gain LCB", "J"), "gain LCB Q": ("gain LCB", "Q"),
+                   "gain LCB K": ("gain LCB", "K"), "physical draws per group": ("physical draws", "per group"),
+                   "physical draws (calibration)": ("physical draws", "calibration")})
+#: The arms as the chapter's prose and figures name them.
+ARM_WORDS = {"root_only": "root-only", "continuation_only": "continuation-only"}
+
+
+def regime_tables(rows: list[dict]) -> list:
+    """The three covariance regimes by regime (with its continuation map) and arm, in two tables (`REGIME_HEADERS`):
+    the coupling's effect on the branches, then the noise, the gain with its lower bounds, and the cost."""
+    frame = _frame(rows)
+    frame["regime"] = [f"{r} ({m})" for r, m in zip(frame["regime"], frame["map"])]
+    frame["arm"] = [ARM_WORDS.get(a, a) for a in frame["arm"]]
+    frame = round_frame(frame, fill_missing=False).set_index(["regime", "arm"])
+    return [_grouped(frame, headers) for headers in REGIME_HEADERS]
 
 
 def choices_table(choices: list[dict]):
