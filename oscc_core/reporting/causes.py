@@ -44,7 +44,7 @@ from oscc_core.reporting import claims
 from oscc_core.reporting.numbers import interval_text, significant_text
 
 __all__ = ["ATTRIBUTIONS", "CAUSES", "CAUSE_KEY", "Cause", "EVIDENCE_KEY", "GAP_VERDICTS", "Attribution",
-           "attribute", "attribution_of", "cause_named", "is_gap"]
+           "attribute", "attribution_of", "cause_named", "is_gap", "own_numbers", "sampling_clause", "stamp"]
 
 #: The record keys of a line's cause and of its evidence.
 CAUSE_KEY, EVIDENCE_KEY = "cause", "cause evidence"
@@ -303,3 +303,15 @@ def attribute(record: Mapping) -> tuple[str, str] | None:
     if found is None:
         return None
     return found.cause.name, f"{own_numbers(record)}: {sampling_clause(record)}{found.why}"
+
+
+def stamp(record: dict, given: str | None = None, evidence: str | None = None) -> dict:
+    """`record` (a row's record, changed in place and returned) with the cause of its gap and the evidence
+    (`attribute`; `given`, `evidence`: the row's own, where it names one), and without either on a line that is no
+    gap."""
+    record.pop(CAUSE_KEY, None)
+    record.pop(EVIDENCE_KEY, None)
+    found = attribute({**record, CAUSE_KEY: given, EVIDENCE_KEY: evidence})
+    if found is not None:
+        record[CAUSE_KEY], record[EVIDENCE_KEY] = found
+    return record

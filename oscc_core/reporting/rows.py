@@ -1,55 +1,44 @@
 """One row of a paper-beside-reproduction table: the paper's value, ours, and the verdict.
 
-`Row` is the single row type of the book.  Each kind of comparison has a
-named constructor that applies its rule (the verdict rule of
-`oscc_core.reporting.claims` for estimates; exact equality for counts; a
-bound for the numbers the paper prints as "< x").  A row reads like the
-dict the tables and results files were built from (`row["verdict"]`), in a
-fixed column order.
+`Row` is the single row type of the book.  Each kind of comparison has a named constructor that applies its rule
+(the verdict rule of `oscc_core.reporting.claims` for estimates; exact equality for counts; a bound for the numbers
+the paper prints as "< x").  A row reads like the dict the tables and results files were built from
+(`row["verdict"]`), in a fixed column order.
 
 The verdict rule lives here and in `claims.verdict`:
 
-* a row is *partly* only when it declares the relation it tests (a
-  `Relation`, e.g. ``Relation("full < independent", ours_full < ours_ind)``,
-  stating what the paper claims for the number) and the relation holds on our
-  numbers while the size does not; the relation's text is shown in the row;
-* a row whose size agrees is *inconclusive* when its declared relation fails
-  or is not resolved by our intervals (`claims.verdict`);
-* *impossible under the rules* (`Row.impossible`): the paper's value breaks a
-  bound the game's rules impose under the reading the row names;
-  `Row.under_readings` (`reporting.readings.combine`) keeps that verdict only
-  when every reading the chapter lists is impossible, and gives *depends on the
-  reading* where the readings' verdicts differ and the paper's text fixes none;
-* a claim whose family `reporting.comparability` declares not comparable in size
-  is not compared whatever verdict the constructor reached (`__post_init__`
-  applies the declaration); its relation stays and gets a verdict of its own;
-* *not compared* (`Row.not_compared`): with a one-sentence reason; a row
-  that shows our value beside a paper number of another quantity declares the
-  quantity not comparable (`Row.incomparable`, with its reason), and the
-  claims ledger refuses it any other verdict;
-* a value true by construction (a matched-budget cost ratio, a count fixed by
-  an adopted setting, an arm against itself) says so (`Row.true_by_construction`,
-  with the reason, or through a comparability family whose basis is "true by
-  construction"): it is not compared in size, whatever its size, its relation is
-  judged on its own, and it is counted apart from the measurements;
-* a gap (not reproduced, partly, inconclusive, depends on the reading) names its
-  cause (`reporting.causes.attribute`: the registry's, or the row's own with
-  `Row.with_cause`), with the evidence in its numbers;
-* one comparison printed as several entries of the claims file (an interval
-  the prose prints whole and a table prints end by end) has one row per
-  entry, all but one naming the entry whose comparison they repeat
+* a row is *partly* only when it declares the relation it tests (a `Relation`, e.g. ``Relation("full < independent",
+  ours_full < ours_ind)``, stating what the paper claims for the number) and the relation holds on our numbers while
+  the size does not; the relation's text is shown in the row;
+* a row whose size agrees is *inconclusive* when its declared relation fails or is not resolved by our intervals
+  (`claims.verdict`);
+* *impossible under the rules* (`Row.impossible`): the paper's value breaks a bound the game's rules impose under
+  the reading the row names; `Row.under_readings` (`reporting.readings.combine`) keeps that verdict only when every
+  reading the chapter lists is impossible, and gives *depends on the reading* where the readings' verdicts differ
+  and the paper's text fixes none;
+* a claim whose family `reporting.comparability` declares not comparable in size is not compared whatever verdict
+  the constructor reached (`__post_init__` applies the declaration); its relation stays and gets a verdict of its
+  own;
+* *not compared* (`Row.not_compared`): with a one-sentence reason; a row that shows our value beside a paper number
+  of another quantity declares the quantity not comparable (`Row.incomparable`, with its reason), and the claims
+  ledger refuses it any other verdict;
+* a value true by construction (a matched-budget cost ratio, a count fixed by an adopted setting, an arm against
+  itself) says so (`Row.true_by_construction`, with the reason, or through a comparability family whose basis is
+  "true by construction"): it is not compared in size, whatever its size, its relation is judged on its own, and it
+  is counted apart from the measurements;
+* a gap (not reproduced, partly, inconclusive, depends on the reading) names its cause
+  (`reporting.causes.attribute`: the registry's, or the row's own with `Row.with_cause`), with the evidence in its
+  numbers;
+* one comparison printed as several entries of the claims file (an interval the prose prints whole and a table
+  prints end by end) has one row per entry, all but one naming the entry whose comparison they repeat
   (`Row.printed_as`): the comparison is counted once;
-* each row names the size test that decided it (`test`: containment, within 5%
-  of ours, the midpoint test of two intervals, equality, a bound);
-* a setting of the paper's run (`Row.setting`) has a status, adopted or
-  differs, and no verdict;
-* a value the paper prints for one seed (`Row.one_seed`) is compared with a
-  95% prediction interval over our seeds;
-* each claim id has one primary row; sensitivity, alternative-construction
-  and detail rows (`Row.as_sensitivity`) name it under "sensitivity of" and
-  never give the ledger its verdict;
-* every row carries its relative deviation, ours / paper - 1, where both are
-  numbers and the paper's is not zero.
+* each row names the size test that decided it (`test`: containment, within 5% of ours, the midpoint test of two
+  intervals, equality, a bound);
+* a setting of the paper's run (`Row.setting`) has a status, adopted or differs, and no verdict;
+* a value the paper prints for one seed (`Row.one_seed`) is compared with a 95% prediction interval over our seeds;
+* each claim id has one primary row; sensitivity, alternative-construction and detail rows (`Row.as_sensitivity`)
+  name it under "sensitivity of" and never give the ledger its verdict;
+* every row carries its relative deviation, ours / paper - 1, where both are numbers and the paper's is not zero.
 """
 from __future__ import annotations
 
@@ -269,13 +258,11 @@ class Row(Mapping):
 
     @classmethod
     def under_readings(cls, rows: list["Row"], paper_reading: str | None = None) -> "Row":
-        """One paper quantity compared under each reading the book measures (one row per reading):
-        `reporting.readings.combine`, the rule of the book's readings."""
+        """One quantity under each reading the book measures, one row each (`reporting.readings.combine`)."""
         return readings.combine(rows, paper_reading)
 
     def as_sensitivity(self) -> "Row":
-        """The same comparison as a sensitivity, alternative-construction or detail row: it names its claim
-        under "sensitivity of" and never gives the ledger its verdict."""
+        """The same comparison as a sensitivity, alternative or detail row ("sensitivity of"; never the verdict)."""
         return replace(self, primary=False)
 
     @classmethod
@@ -417,9 +404,8 @@ class Row(Mapping):
         return replace(self, by_construction_reason=reason)
 
     def with_cause(self, cause: "causes.Cause", evidence: str) -> "Row":
-        """The same row naming the cause of its gap (one of `reporting.causes.CAUSES`) with `evidence`, a sentence
-        in numbers the row alone does not hold (a learning study's, a calibration's): it replaces the cause the
-        registry declares for the claim, and counts only while the verdict is a gap."""
+        """The same row naming its gap's cause (`reporting.causes.CAUSES`) with `evidence` in numbers the row alone
+        does not hold: it replaces the registry's, and counts only while the verdict is a gap."""
         if cause not in causes.CAUSES:
             raise ValueError(f"{self.quantity!r}: the cause must be one of reporting.causes.CAUSES, got {cause!r}.")
         if not (isinstance(evidence, str) and evidence.strip()):
@@ -490,7 +476,6 @@ class Row(Mapping):
         """The same row with the paper's own 95% interval beside its value."""
         return replace(self, paper_interval=(float(low), float(high)))
 
-    # --- the row as a table record -----------------------------------------------------
     @property
     def is_setting(self) -> bool:
         """A setting of the paper's run: it has a status (adopted or differs), not a verdict."""
@@ -521,17 +506,11 @@ class Row(Mapping):
             out["relation by construction"] = True
         if self.reading_dependent:
             out["reading dependent"] = True
-        if self.cause is not None:
-            out.update({causes.CAUSE_KEY: self.cause, causes.EVIDENCE_KEY: self.cause_evidence})
-        found = causes.attribute(out)        # a gap's cause (`reporting.causes`), the row's own where it names one
-        out.pop(causes.CAUSE_KEY, None)
-        out.pop(causes.EVIDENCE_KEY, None)
-        if found is not None:
-            out[causes.CAUSE_KEY], out[causes.EVIDENCE_KEY] = found
+        causes.stamp(out, self.cause, self.cause_evidence)   # a gap's cause, the row's own where it names one
         out["why"] = why_text(out)
         return out
 
-    def __getitem__(self, key):
+    def __getitem__(self, key):                   # a row reads like its record
         return self.as_dict()[key]
 
     def __iter__(self):

@@ -1,0 +1,65 @@
+"""The readings of each family of quantities that more than one chapter measures, declared once for the book.
+
+Where two chapters measure one quantity on the same checkpoints (the learning chapter's Leduc policies are the
+transfer chapter's Leduc policies: one operating point, the same seeds, bit for bit), they must list the same
+readings, in the same words, and give one verdict where the paper prints one value.  Each family's readings are
+declared here, once, and both chapters take their words (and the order in which a row lists them) from here:
+
+* a **contrast variance** of a checkpoint: pooled over every decision point with a check-bet contrast, each
+  weighted by its share of the decisions the checkpoint's hands reach (the paper's reading: its headline is "a
+  weighted summary over all root IDs"), and at one decision point (a sensitivity reading); computed in one place,
+  `method.pooled_contrast`;
+* an **update variance**: one reading per step size the book measures (each arm's own step size, chosen on the
+  development seeds, then every step size of the grid); the paper gives none, so none is "the paper's", and the
+  size is not compared (`reporting.comparability`: it grows with the square of the step size);
+* a **player-0 value**: the whole-game self-play value, the mean over the paper's held-out roots (the paper's
+  reading: its appendix aggregates the value over them), the value against the uniform opponent (both seats, then
+  seat 0) and one private-card pair (the paper names none);
+* a **continuation**: uniform over legal actions (the book's default) and the CFR+ average policy, where a
+  chapter measures both.
+"""
+from __future__ import annotations
+
+__all__ = ["CONTINUATION_CFR", "CONTINUATION_UNIFORM", "CONTRAST_AT_ROOT", "CONTRAST_POOLED", "VALUE_HELD_OUT",
+           "VALUE_PAIR", "VALUE_SELF_PLAY", "VALUE_VERSUS_SEAT0", "VALUE_VERSUS_SEATS", "contrast_at",
+           "eta_reading", "held_out_value"]
+
+# ----- contrast variances -----------------------------------------------------------------------------------------
+CONTRAST_POOLED = ("per-group budget-1 variance pooled over every decision point with a check-bet contrast, each "
+                   "weighted by its share of the decisions the checkpoint's hands reach (the paper's reading)")
+CONTRAST_AT_ROOT = "per-group budget-1 variance at the decision point {root!r}"
+
+
+def contrast_at(root: str) -> str:
+    """The sensitivity reading of a contrast variance at one decision point `root`."""
+    return CONTRAST_AT_ROOT.format(root=root)
+
+
+# ----- update variances -------------------------------------------------------------------------------------------
+def eta_reading(eta: float | None = None, arm: str | None = None, etas: dict | None = None) -> str:
+    """The reading of an update variance at one step size: the arm's own eta (chosen on the development seeds, the
+    one it trained with; `etas`: {arm: eta}) or one eta for every learned arm (one iteration from the state the run
+    trained to).  None of them is the paper's: it gives no step size."""
+    if eta is None:
+        return f"eta chosen per arm on the development seeds ({arm}: {etas[arm]:g}), the step size it trained with"
+    return f"eta = {eta:g} for every learned arm, one iteration from the state each run trained to"
+
+
+# ----- player-0 values --------------------------------------------------------------------------------------------
+VALUE_SELF_PLAY = "whole-game self-play value of player 0"
+VALUE_HELD_OUT = ("mean of player 0's self-play value over {roots:,} held-out roots per seed (private-card deals "
+                  "drawn from the deal law; the paper's reading)")
+VALUE_VERSUS_SEATS = "value of the checkpoint against the uniform opponent, mean of both seats"
+VALUE_VERSUS_SEAT0 = "value of the checkpoint in seat 0 against the uniform opponent"
+VALUE_PAIR = ("self-play value of player 0 on one ordered private-card pair, or the deal-law mean over a set of pairs "
+              "(the paper names none)")
+
+
+def held_out_value(roots: int) -> str:
+    """The paper's reading of a player-0 value: the mean over its `roots` held-out roots per seed."""
+    return VALUE_HELD_OUT.format(roots=roots)
+
+
+# ----- continuations ----------------------------------------------------------------------------------------------
+CONTINUATION_UNIFORM = "continuation uniform over legal actions"
+CONTINUATION_CFR = "continuation the CFR+ average policy after {iterations:,} iterations"
