@@ -4,6 +4,7 @@
 //    names such as continuation_only) get break points (<wbr>) after "_" and after a
 //    "." that precedes a letter, never inside a number. oscc.css lets a claim id break
 //    only there: an id wraps at its dots and underscores, never one character per line.
+//    A count out of a total ("100000/100000") may break after its slash.
 // 2. The "claim id" column is marked (class oscc-claim-id: small grey monospace, a
 //    minimum width) and every id gets a tooltip with its full text.
 // 3. When a comparison table (the claim id after the row label) is wider than the text
@@ -26,6 +27,9 @@
   var BREAKS = /(?<=_)|(?<=\.)(?=[A-Za-z])/;
   var MAX_ID_LINES = 2;
   var NO_ID = /^(?:[—–-]|nan|none)?$/i;
+  // A count out of a total ("100000/100000"): it may break after the slash.
+  var FRACTION = /^\d[\d,]*\/\d[\d,]*$/;
+  var AFTER_SLASH = /(?<=\/)/;
 
   function columnOf(table, pattern) {
     var row = table.tHead && table.tHead.rows[0];
@@ -36,10 +40,10 @@
     return -1;
   }
 
-  function breakable(cell) {
+  function breakable(cell, at) {
     var text = cell.textContent;
     if (!text || cell.children.length) return;
-    var parts = text.split(BREAKS);
+    var parts = text.split(at || BREAKS);
     if (parts.length < 2) return;
     cell.textContent = "";
     parts.forEach(function (part, k) {
@@ -140,6 +144,8 @@
           }
         } else if (body && LONG_WORD.test(cell.textContent) && /_|\.[A-Za-z]/.test(cell.textContent)) {
           breakable(cell);
+        } else if (body && FRACTION.test(cell.textContent.trim())) {
+          breakable(cell, AFTER_SLASH);
         }
       });
     });

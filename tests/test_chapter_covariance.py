@@ -673,3 +673,25 @@ def test_validate_names_the_bad_parameter_before_writing_anything(tmp_path, name
 def test_validate_refuses_a_namespace_without_a_declared_parameter():
     with pytest.raises(ParameterError, match="budget_groups"):
         parameters.validate({k: v for k, v in SMALL.items() if k != "budget_groups"})
+
+
+# --- the construction grids as the page shows them --------------------------------------------------------------
+
+def test_the_construction_grid_names_arms_in_words_and_an_unreachable_root_in_its_label():
+    import pandas as pd
+
+    grid = pd.DataFrame([{"continuation": "uniform", "root": "''", "contrast": "Call - Raise", "independent": 39.6,
+                          "root_only": 38.7, "continuation_only": 36.3, "full": 32.5, "reduction_percent": 17.9},
+                         {"continuation": "always check/call", "root": "'2'", "contrast": "unreachable"}])
+    shown = constructions.shown(grid)
+    assert list(shown.columns) == ["continuation", "root", "independent", "root-only", "continuation-only", "full",
+                                   "reduction (%)"]
+    assert list(shown["root"]) == ["''", "'2' (unreachable)"]
+    assert "root_only" in grid.columns and "contrast" in grid.columns          # the grid itself is unchanged
+
+
+def test_a_grid_of_two_contrasts_keeps_its_contrast_column():
+    import pandas as pd
+
+    grid = pd.DataFrame([{"root": "''", "contrast": "Call - Raise"}, {"root": "'1'", "contrast": "Fold - Call"}])
+    assert list(constructions.shown(grid)["contrast"]) == ["Call - Raise", "Fold - Call"]

@@ -103,11 +103,35 @@ def construction_grid(continuations: dict, roots=GRID_ROOTS, budget: int = 1):
         for root in roots:
             r = exact_reduction(root, policy, budget)
             if r is None:
-                out.append({"continuation": name, "root": repr(root), "contrast": "unreachable"})
+                out.append({"continuation": name, "root": repr(root), "contrast": UNREACHABLE})
                 continue
             out.append({"continuation": name, "root": repr(root), **r,
                         "ratio gap": abs(r["ratio"] - paper_ratio), "level distance": level_distance(r)})
     return pd.DataFrame(out)
+
+
+#: The grids' columns as the chapter's tables show them: the arms named as in the prose, the reduction with its
+#: unit (words wrap in a narrow column where "continuation_only" and "reduction_percent" would not).
+SHOWN_COLUMNS = {"root_only": "root-only", "continuation_only": "continuation-only",
+                 "reduction_percent": "reduction (%)"}
+
+
+#: The contrast of a grid row whose root the continuation never reaches.
+UNREACHABLE = "unreachable"
+
+
+def shown(frame):
+    """A grid of this module (`construction_grid`, `mixed_construction_grid`, `budget_grid`) with its columns
+    named for the page (`SHOWN_COLUMNS`); the grid itself keeps the record's names.  Where every reachable root
+    has the same contrast (the prose names it), the contrast column goes and an unreachable root says so in its
+    label, so that the table fits the text column."""
+    out = frame.rename(columns=SHOWN_COLUMNS)
+    if {"contrast", "root"} <= set(out.columns):
+        unreachable = out["contrast"] == UNREACHABLE
+        if out.loc[~unreachable, "contrast"].nunique() <= 1:
+            out.loc[unreachable, "root"] = out.loc[unreachable, "root"] + f" ({UNREACHABLE})"
+            out = out.drop(columns="contrast")
+    return out
 
 
 def nearest(grid, column: str) -> dict:
@@ -166,6 +190,7 @@ def mixed_construction_grid(root: str, continuations: dict, top: int | None = No
                         "reduction_percent": 100 * (1 - ratio), "level distance": level_distance(v)})
     df = pd.DataFrame(out).sort_values(["level distance", "independent arm under", "coupled arms under"],
                                        kind="mergesort").reset_index(drop=True)
+    df.index = pd.RangeIndex(1, len(df) + 1, name="rank")      # 1: the nearest to the paper's four variances
     return df if top is None else df.head(top)
 
 
