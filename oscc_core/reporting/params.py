@@ -218,7 +218,8 @@ def check_study(v: dict, max_budget: int, files: tuple = ("study_file",)) -> Non
     """A learning study's parameters, in place in `v` (its seeds already checked): study_seeds disjoint from
     dev_seeds, study_multiples distinct multiples of `budget` with 1 among them (sorted; at most `max_budget`
     calls), the files named in `files` ('' for none: study_file means 'run the whole study'), study_store and
-    scheduler strings, a scheduler an address of a Dask scheduler, 1 to MAX_WORKERS local workers."""
+    scheduler strings, a scheduler the address of a Dask scheduler that answers (`dask_cluster.check_scheduler`), 1
+    to MAX_WORKERS local workers."""
     both = sorted(set(v["study_seeds"]) & set(v["dev_seeds"]))
     if both:
         raise ParameterError(f"study_seeds must be disjoint from dev_seeds (the step sizes are chosen on them), but "
@@ -238,4 +239,7 @@ def check_study(v: dict, max_budget: int, files: tuple = ("study_file",)) -> Non
     if v["scheduler"] and not v["scheduler"].startswith(SCHEDULER_SCHEMES):
         raise ParameterError(f"scheduler must be '' (a local cluster) or a Dask scheduler address such as "
                              f"'tcp://host:8786', got {v['scheduler']!r}.")
+    if v["scheduler"]:          # a scheduler that answers, before any run: else one sentence within 30 s
+        from oscc_core.reporting.dask_cluster import check_scheduler
+        check_scheduler(v["scheduler"])
     v["workers"] = check_int("workers", v["workers"], 1, MAX_WORKERS)
