@@ -10,7 +10,11 @@ by the library's source digest, and the script says so), so successive commits c
 a local Dask cluster of `--workers` processes (or to `--scheduler`), their store is a temporary directory, and
 nothing is written into the repository.  Where a study's checkpoints file lies beside it (the control's too), the
 seed's checkpoints must be the rerun's average policies and pyspiel's recheck must give the committed values.
-Exit status 1 when any record or checkpoint differs (each difference is printed).
+Exit status: 0 when every record agrees, 1 when any record or checkpoint differs (each difference is printed),
+2 on a usage error (one sentence on stderr, before anything runs: a file that is not a committed study, a seed the
+study did not run, --up-to below the smallest recorded budget, --workers below 1, a scheduler address where no
+Dask scheduler answers), so CI tells a typo from a moved study.  The last line says how many records were
+compared, and how many checkpoints.
 See `oscc_core.reporting.study_verification`.
 """
 from __future__ import annotations
@@ -22,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from oscc_core.reporting.dask_cluster import SchedulerUnreachable, check_scheduler
 from oscc_core.reporting.results import package_versions
 from oscc_core.reporting.study_runner import run_tasks
 from oscc_core.reporting.study_verification import commit_of, compare, draw_seed, parts_of, tasks_of, text
@@ -30,26 +35,73 @@ ROOT = Path(__file__).resolve().parent.parent
 STUDIES = (ROOT / "results" / "05_solver_study.json", ROOT / "results" / "06_transfer_study.json")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+class UsageError(Exception):
+    """A bad command line: one sentence on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):              # argparse's usage errors: one sentence, exit 2 (not usage + message)
+        raise UsageError(f"{message} (see --help).")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = _Parser(description=__doc__.split("\n\n")[0])
     ap.add_argument("studies", nargs="*", type=Path, default=list(STUDIES), help="committed study files")
     ap.add_argument("--seed", type=int, help="rerun this seed instead of the one the commit draws")
-    ap.add_argument("--up-to", type=int, help="only the budgets up to this many physical calls (a quick check)")
-    ap.add_argument("--workers", type=int, default=2, help="local Dask worker processes (default 2)")
+    ap.add_argument("--up-to", type=_positive, help="only the budgets up to this many physical calls (a quick check)")
+    ap.add_argument("--workers", type=_positive, default=2, help="local Dask worker processes (default 2)")
     ap.add_argument("--scheduler", default=None, help="address of an existing Dask scheduler instead")
-    args = ap.parse_args(argv)
+    return ap
 
-    commit, how = commit_of(ROOT)
-    plan, versions = [], {}
+
+def plan_of(args, commit: str, how: str) -> tuple[list, dict, list[str]]:
+    """Every (part, seed, tasks) to rerun, the package versions each study records, and the lines saying which seed
+    and why; raises UsageError (one sentence) on a file that is not a study, a seed it did not run or an --up-to
+    below its smallest recorded budget.  Nothing runs here."""
+    plan, versions, lines = [], {}, []
     for path in args.studies:
-        body = json.loads(path.read_text(encoding="utf-8"))
-        parts = parts_of(body, path.stem, path.parent)
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"))
+            parts = parts_of(body, path.stem, path.parent)
+        except FileNotFoundError:
+            raise UsageError(f"{path} does not exist: give committed study files such as "
+                             f"results/05_solver_study.json.") from None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise UsageError(f"{path} is not a committed learning study file ({type(e).__name__}: {e}).") from None
         seed = args.seed if args.seed is not None else draw_seed(parts[0].seeds, commit)
         why = "given by --seed" if args.seed is not None else \
             f"drawn by {how} from the study's {len(parts[0].seeds)} seeds"
-        print(f"{path.stem}: seed {seed} ({why})", flush=True)
+        for part in parts:
+            try:
+                plan.append((part, seed, tasks_of(part, seed, args.up_to)))
+            except ValueError as e:
+                raise UsageError(f"--{str(e).replace('up_to', 'up-to', 1)}") from None
+        lines.append(f"{path.stem}: seed {seed} ({why})")
         versions[path.stem] = body.get("manifest", {}).get("package_versions")
-        plan += [(part, seed, tasks_of(part, seed, args.up_to)) for part in parts]
+    return plan, versions, lines
+
+
+def main(argv=None) -> int:
+    try:
+        args = parser().parse_args(argv)
+        commit, how = commit_of(ROOT)
+        plan, versions, lines = plan_of(args, commit, how)
+        if args.scheduler:
+            check_scheduler(args.scheduler)
+    except (UsageError, SchedulerUnreachable) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print("\n".join(lines), flush=True)
 
     tasks = [t for _, _, ts in plan for t in ts]
     order = sorted(range(len(tasks)), key=lambda i: (-max(tasks[i].budgets), tasks[i].game != "leduc"))
@@ -59,13 +111,16 @@ def main(argv=None) -> int:
     results = dict(zip(order, done["results"]))
     seconds = time.perf_counter() - start
 
-    agrees, first = True, 0
+    agrees, first, records, checkpoints = True, 0, 0, 0
     for part, seed, ts in plan:
         check = compare(part, seed, [results[i] for i in range(first, first + len(ts))], args.up_to)
         first += len(ts)
         agrees &= check["agrees"]
+        records += check["records"]
+        checkpoints += check["checkpoints"] or 0
         print(text(check))
-    print(f"{len(tasks)} runs in {seconds:.0f} s on {done['workers']} worker(s)")
+    print(f"{len(tasks)} runs in {seconds:.0f} s on {done['workers']} worker(s): {records:,} records and "
+          f"{checkpoints} checkpoints compared")
     if not agrees:
         here = package_versions()
         for stem, recorded in versions.items():

@@ -122,6 +122,10 @@ def tasks_of(part: Part, seed: int, up_to: int | None = None) -> list[Task]:
     if seed not in part.seeds:
         raise ValueError(f"seed must be one of {part.label}'s seeds {list(part.seeds)}, got {seed!r}.")
     kept = recorded(part, seed, up_to)
+    if up_to is not None and not kept and recorded(part, seed):
+        smallest = min(budget for *_, budget in recorded(part, seed))
+        raise ValueError(f"up_to must be at least {smallest:,} calls, the smallest budget {part.label} recorded for "
+                         f"seed {seed}, got {up_to:,}: below it there is nothing to compare.")
     out = []
     for learner, arms in part.choices.items():
         for arm, c in arms.items():
@@ -199,7 +203,8 @@ def checkpoint_differences(part: Part, seed: int, results: list[dict]) -> tuple[
 def compare(part: Part, seed: int, results: list[dict], up_to: int | None = None) -> dict:
     """The rerun of `part`'s `seed` (`results` of its `tasks_of`) against the committed records and checkpoints:
     {"label", "seed", "records": committed records compared, "checkpoints": committed checkpoints compared (None:
-    no file committed), "differences": lines, "agrees"}."""
+    no file committed), "differences": lines, "nothing_to_compare": neither side holds a record, "agrees": no
+    difference among at least one record (a check that compared nothing does not agree)}."""
     runs = design.runs_table(results)
     rerun = {(learner, arm, int(seed), int(budget)): rec for learner, arms in runs.items()
              for arm, seeds in arms.items() for budget, rec in seeds.get(str(seed), {}).items()}
@@ -209,13 +214,16 @@ def compare(part: Part, seed: int, results: list[dict], up_to: int | None = None
     if part.checkpoints is not None:
         saved, more = checkpoint_differences(part, seed, results)
         lines += more
+    nothing = not committed and not rerun
     return {"label": part.label, "seed": seed, "records": len(committed), "checkpoints": saved,
-            "differences": lines, "agrees": not lines}
+            "differences": lines, "nothing_to_compare": nothing, "agrees": not lines and not nothing}
 
 
 def text(check: dict) -> str:
     """One line on a compared part (and one more per difference)."""
     head = f"{check['label']}: seed {check['seed']}, "
+    if check.get("nothing_to_compare"):
+        return head + "nothing to compare: neither the committed study nor the rerun holds a record"
     saved = check.get("checkpoints")
     tail = ("; no checkpoints file committed" if saved is None else
             f"; its {saved} checkpoints equal the rerun's policies and pyspiel's recheck" if saved else
