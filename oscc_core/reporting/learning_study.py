@@ -202,7 +202,9 @@ def live_check(committed: dict, live: dict, bitwise: bool | None = None) -> dict
     records both hold and the largest absolute difference of any of their numbers.  Also, for each rerun
     record, whether every number lies within the committed study's range over its seeds at the same
     learner, arm and budget.  `mode` says which comparison decides: "bit for bit" (the largest difference
-    must be 0) when `bitwise` (default: `bit_equality_expected`), else "within the seeds' range".
+    must be 0) when `bitwise` (default: `bit_equality_expected`), else "within the seeds' range".  When that
+    comparison has nothing to compare (no record both hold; no number with a committed range), "nothing_to_compare"
+    is True and "agrees" False: a check that compared nothing does not agree (`live_check_text` says so).
     """
     why = None
     if bitwise is None:
@@ -223,13 +225,18 @@ def live_check(committed: dict, live: dict, bitwise: bool | None = None) -> dict
             if values:                         # a budget or arm the committed study did not record has no range
                 fields += 1
                 inside += min(values) <= float(v) <= max(values)
+    nothing = compared == 0 if bitwise else fields == 0
     return {"records": compared, "max_abs_difference": largest, "mode": "bit for bit" if bitwise else
             "within the seeds' range", "reason": why, "fields": fields, "fields_within_range": inside,
-            "agrees": largest == 0 if bitwise else inside == fields}
+            "nothing_to_compare": nothing, "agrees": not nothing and (largest == 0 if bitwise else inside == fields)}
 
 
 def live_check_text(live: dict) -> str:
     """One sentence on what the live check compared and what it found."""
+    if live.get("nothing_to_compare"):
+        return ("nothing to compare: the rerun and the committed study share no record (the rerun's seeds, arms or "
+                "budgets are not the study's)" if live["mode"] == "bit for bit" else
+                "nothing to compare: the committed study records no seed's range at the rerun's arms and budgets")
     if live["mode"] == "bit for bit":
         found = ("agrees exactly" if live["max_abs_difference"] == 0 else
                  f"DIFFERS by up to {live['max_abs_difference']:.1e}")
