@@ -325,3 +325,29 @@ def test_independent_samplings_own_frontier_wall_time_is_not_compared():
 
     row = frontier_cost_row(_frontier_costs({"independent": 1000}, {"independent": 1}), "independent")
     assert row.verdict == "not compared" and "ratio" in row.reason
+
+
+def test_the_frontier_figures_arm_names_do_not_run_together():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from oscc_core.chapters.gradient_noise import figures
+
+    e = Estimate(4.0, 3.9, 4.1, 4.0, 0.05)
+    front = {a: frontier.FrontierArm(a, 6_000, 61_440, 0, e, e, e, 10.0) for a in ROW_ARMS}
+    fig = figures.plot_frontier(front, 61_440, "title")
+    try:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        named = [t.get_text() for t in fig.axes[1].get_yticklabels()]
+        assert named == ["independent", "root-only", "continuation-only", "CP-GRPO full", "OSCC-Select"]
+        for ax in fig.axes:
+            for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+                boxes = [t.get_window_extent(renderer) for t in labels if t.get_text()]
+                assert len(boxes) >= 2
+                for k, a in enumerate(boxes):
+                    for b in boxes[k + 1:]:
+                        assert not a.overlaps(b), (ax.get_title(), [t.get_text() for t in labels])
+    finally:
+        plt.close(fig)

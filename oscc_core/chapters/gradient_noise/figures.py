@@ -47,7 +47,8 @@ def plot_noise_transfer(audit: NoiseAudit, setting: str, title: str):
 
 
 def plot_frontier(front: dict[str, FrontierArm], budget: int, title: str):
-    """Two panels: per-group noise trace against physical draws per group, and batch-mean noise at the budget."""
+    """Two panels: per-group noise trace against physical draws per group, and batch-mean noise at the budget
+    (horizontal bars, one per arm, named on the vertical axis)."""
     import matplotlib.pyplot as plt
 
     colours = {"independent": "#7f7f7f", "root_only": "#7aa6c2", "continuation_only": "#e3a857",
@@ -64,18 +65,20 @@ def plot_frontier(front: dict[str, FrontierArm], budget: int, title: str):
     left.set_ylabel("gradient-noise trace N per group\n(chips² per logit²)")
     left.set_title("per-group noise against per-group cost", fontsize=10)
     left.legend(fontsize=FRONTIER_TEXT_PT, loc="lower right")
-    x = np.arange(len(front))
+    # one bar per arm, laid horizontally: the arms' names stand one under the other and never run together
+    y = np.arange(len(front))[::-1]
     est = [f.mean_noise for f in front.values()]
     v = np.array([1e4 * e.value for e in est])
     err = np.array([[1e4 * (e.value - e.low) for e in est], [1e4 * (e.high - e.value) for e in est]])
-    right.bar(x, v, color=[colours[a] for a in front])
-    right.errorbar(x, v, yerr=err, fmt="none", ecolor="black", capsize=3, lw=0.8)
-    right.scatter(x, [1e4 * e.exact for e in est], marker="D", facecolors="none", edgecolors="black", s=30,
+    right.barh(y, v, color=[colours[a] for a in front])
+    right.errorbar(v, y, xerr=err, fmt="none", ecolor="black", capsize=3, lw=0.8)
+    right.scatter([1e4 * e.exact for e in est], y, marker="D", facecolors="none", edgecolors="black", s=30,
                   zorder=3, label="exact")
-    right.set_xticks(x, [LABELS[a].replace(" ", "\n", 1) for a in front], fontsize=FRONTIER_TEXT_PT)
-    right.set_ylabel("N / groups at the budget (×1e-4)")
+    right.set_yticks(y, [LABELS[a] for a in front], fontsize=FRONTIER_TEXT_PT)
+    right.set_xlim(0, 1.3 * float(np.max(v + err[1])))     # room on the right for the legend beside the bars
+    right.set_xlabel("N / groups at the budget (×1e-4)")
     right.set_title(f"batch-mean gradient noise at {budget:,} draws per arm", fontsize=10)
-    right.legend(fontsize=FRONTIER_TEXT_PT, loc="upper right")
+    right.legend(fontsize=FRONTIER_TEXT_PT, loc="lower right")
     for ax in (left, right):
         ax.tick_params(labelsize=FRONTIER_TEXT_PT)
     fig.suptitle(title, fontsize=11)

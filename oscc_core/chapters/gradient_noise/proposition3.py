@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from oscc_core.chapters.gradient_noise.arms import LABELS
 from oscc_core.chapters.gradient_noise.bootstrap import estimate
 from oscc_core.chapters.gradient_noise.geometry import Geometry
 from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
 from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.reporting.rows import Row
+from oscc_core.reporting.tables import round_frame
 
 PROPOSITION = "0 (identity)"
 
@@ -34,7 +36,7 @@ def proposition3_exact(geom: Geometry) -> "object":
             n_arm = float((gram[k] * cov).sum())
             rhs = float(2 * (gram[k] * np.triu(cov - ref, 1)).sum())
             rec = {"own card": own, "public card": "—" if pub < 0 else pub, "arm": arm,
-                   "N(arm)": n_arm, "N(independent)": n_ref, "N(arm) - N(ind)": n_arm - n_ref,
+                   "N(arm)": n_arm, "N(ind)": n_ref, "N(arm) - N(ind)": n_arm - n_ref,
                    "2 sum <g_i,g_j> dCov": rhs, "difference residual": (n_arm - n_ref) - rhs}
             if len(geom.actions) == 2:
                 g1 = geom.jac[k][:, 0]
@@ -42,6 +44,14 @@ def proposition3_exact(geom: Geometry) -> "object":
                 rec["binary residual"] = n_arm - rec["||g1||^2 Var(R1-R2)"]
             out.append(rec)
     return pd.DataFrame(out)
+
+
+def exact_table(geom: Geometry, digits: int = 6):
+    """`proposition3_exact` as the chapter shows it: indexed by information state (own card, public card) and
+    arm, the arms named as in the prose, the residuals against their tolerance (`reporting.tables.round_frame`)."""
+    table = proposition3_exact(geom)
+    table["arm"] = [LABELS[a] for a in table["arm"]]
+    return round_frame(table, digits=digits, tiny_in_scientific=True).set_index(["own card", "public card", "arm"])
 
 
 def proposition3_rows(geom: Geometry, audit: NoiseAudit, tolerance: float = 1e-12) -> list[dict]:

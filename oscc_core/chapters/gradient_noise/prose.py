@@ -14,7 +14,7 @@ from oscc_core.chapters.gradient_noise.updates import SettingGrid, UpdateSetting
 from oscc_core.chapters.gradient_noise.pooled import POOLED_READING, PooledContrast, one_root_reading
 from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.reporting import comparability
-from oscc_core.reporting.results import glue
+from oscc_core.reporting.results import glue, residual_text
 
 #: Glue name -> the comparability family whose reason the chapter's prose quotes (`reporting.comparability`).
 FAMILY_GLUE = {"why_traces": "gradient-noise traces", "why_update_variance": "update variances",
@@ -69,12 +69,13 @@ def transfer_values(audit: NoiseAudit, grid: SettingGrid) -> dict:
 
 
 def clipping_values(audit: NoiseAudit, grid: SettingGrid) -> dict:
-    """The control's update noise against the projected trace, the stress with and without clipping, raw
-    displacement variances (x 1e3) at the smallest and largest learning rate."""
+    """The control's update noise against the projected trace (their difference as an identity residual, "< 1e-12"),
+    the stress with and without clipping, raw displacement variances (x 1e3) at the smallest and largest learning
+    rate."""
     u_control = float(audit.update_noise("full", grid.control.name)[0])
     lr = grid.learning_rate
     raw = {s.name: (s.learning_rate * s.epochs) ** 2 * float(audit.update_noise("full", s.name)[0]) for s in lr}
-    return {"u_control": u_control, "n_control_check": abs(u_control - float(audit.noise("full")[0])),
+    return {"u_control": u_control, "n_control_check": residual_text(u_control - float(audit.noise("full")[0])),
             "u_stress": float(audit.update_noise("full", grid.stress.name)[0]),
             "u_stress_free": float(audit.update_noise("full", grid.stress_free.name)[0]),
             "clip_stress": float(audit.clip_fraction("full", grid.stress.name)[0]),

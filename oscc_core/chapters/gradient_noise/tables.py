@@ -92,9 +92,23 @@ def clipping_frame(audit: NoiseAudit, settings: list[UpdateSetting], digits: int
         raw = (s.learning_rate * s.epochs) ** 2 * estimate(audit.update_noise("full", s.name)).value
         rec["Var Δθ full, raw (×1e3)"] = f"{1e3 * raw:.{digits}f}"
         r = audit.ratio("update", "full", s.name)
-        rec["ρ_Δθ full [95%]"] = f"{r.value:.3f} [{r.low:.3f}, {r.high:.3f}]"
+        rec["ρ_Δθ full [95%]"] = f"{r.value:.3f} [{r.low:.3f},\u00a0{r.high:.3f}]"   # the interval on one line
         out.append(rec)
     return pd.DataFrame(out).set_index("setting")
+
+
+#: The clipping study's columns in two tables, so that each fits the text column: each setting and how much
+#: it clips, then the update noise of each arm and the full arm's update ratio.
+CLIPPING_SETTING_COLUMNS = ("ε", "lag", "η", "epochs", "ratio quantiles", "clip fraction (ind / full)")
+
+
+def clipping_tables(audit: NoiseAudit, settings: list[UpdateSetting], digits: int = 4) -> list:
+    """`clipping_frame` in two tables, both indexed by the setting: its parameters and clipping
+    (`CLIPPING_SETTING_COLUMNS`), then the update noise of every arm, the raw displacement variance and the
+    full arm's update ratio."""
+    frame = clipping_frame(audit, settings, digits)
+    first = list(CLIPPING_SETTING_COLUMNS)
+    return [frame[first], frame[[c for c in frame.columns if c not in first]]]
 
 
 def frontier_frame(front: dict[str, FrontierArm], digits: int = 4):
