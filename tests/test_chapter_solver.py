@@ -570,7 +570,8 @@ def test_a_more_favourable_later_reading_never_gives_the_verdict():
     paper = float(claims.claim("measured_solver.cp_grpo_paired.player0_value"))        # 0.2136
     seeds = ("13", "17", "23", "29", "31")
     recs = {"cp_grpo": {s: {"player0_value": -0.5 + 0.01 * i, "seat0_return": paper + 0.01 * (i - 2),
-                            "root_sd": {"player0_value": 1.0}, "pairs": {"player0_value": {"J,Q": 0.0}}}
+                            "seat_mean_return": 0.8, "root_sd": {"player0_value": 1.0},
+                            "pairs": {"player0_value": {"J,Q": 0.0}}}
                         for i, s in enumerate(seeds)}}
     read = readings.Readings.build(recs, feasibility.feasibility_table("leduc"))
     cid = "measured_solver.cp_grpo_paired.player0_value"
@@ -658,3 +659,24 @@ def test_the_reference_arms_own_cost_is_not_compared_with_a_reason():
     row = rows.cost_ratio_row("cost", "grpo_ppo.independent.cost", "grpo_ppo.independent.cost", records,
                               "independent")
     assert row.verdict == "not compared" and "by definition" in row.reason
+
+
+# --- the cost ledger as the page shows it ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("value, text", [(61_440.0, "61,440"), (61_439.6, "61,439.6"), (0.0, "0"),
+                                         (245_758.4, "245,758.4"), (6_321.0, "6,321"), (211.96, "212")])
+def test_a_seed_mean_of_counts_is_a_whole_number_without_decimals_or_one_decimal(value, text):
+    from oscc_core.chapters.solver import tables
+    assert tables.mean_count_text(value) == text
+
+
+def test_the_cost_ledger_has_a_column_per_arm_and_a_row_per_count():
+    from oscc_core.chapters.solver import tables
+    ledger = {"physical_calls": 61_440, "unused_hands": 0, "terms": 100, "clipped_terms": 5}
+    records = {arm: {seed: {"ledger": {**ledger, "physical_calls": 61_440 - (arm == "independent") * seed % 2}}
+                     for seed in (13, 17)} for arm in ("cp_grpo", "independent")}
+    frame = tables.ledger_table(records)
+    assert list(frame.columns) == ["cp_grpo", "independent"]
+    assert list(frame.index) == ["physical calls", "unused hands", "terms", "clipped terms", "clip fraction"]
+    assert frame.loc["physical calls"].tolist() == ["61,440", "61,439"]     # 61,440 - 13 % 2 and - 17 % 2
+    assert frame.loc["clip fraction", "cp_grpo"] == "0.0500"

@@ -127,18 +127,29 @@ def screen_table(records: dict):
     return _frame(out, "arm")
 
 
+def mean_count_text(value: float) -> str:
+    """A seed mean of counts as the book writes counts: comma-grouped, a whole number without decimals (61,440,
+    never 61,440.0), another to one decimal (61,439.6)."""
+    rounded = round(float(value), 1)
+    return f"{rounded:,.0f}" if rounded.is_integer() else f"{rounded:,.1f}"
+
+
 def ledger_table(records: dict):
-    """Per arm: seed mean of every ledger count, and the clip fraction (clipped terms / terms)."""
+    """The cost ledger: one row per ledger count (its name in words) and the clip fraction (clipped terms /
+    terms), one column per arm: the seed mean of each count (`mean_count_text`).  Arms as columns keep the
+    table within the text column however many counts the ledger keeps."""
     import pandas as pd
 
-    out = []
+    out = {}
     for arm, runs in records.items():
         ledgers = pd.DataFrame([rec["ledger"] for rec in runs.values()])
-        row = {"arm": arm, **{k: f"{v:,.1f}" for k, v in ledgers.mean().items()}}
+        column = {k.replace("_", " "): mean_count_text(v) for k, v in ledgers.mean().items()}
         terms = ledgers["terms"].sum()
-        row["clip fraction"] = f"{ledgers['clipped_terms'].sum() / terms:.4f}" if terms else "—"
-        out.append(row)
-    return _frame(out, "arm")
+        column["clip fraction"] = f"{ledgers['clipped_terms'].sum() / terms:.4f}" if terms else "—"
+        out[arm] = column
+    frame = pd.DataFrame(out)
+    frame.index.name = "seed mean per run"
+    return frame
 
 
 def pair_tables(records: dict, keys=tuple(summary.EVALUATED)):
