@@ -28,7 +28,11 @@ The runner is the safe front door to the papermill-parameterised notebooks:
   warn that the connection is unencrypted.
 
 Exit status: 0 on success, 2 on a bad command line or a parameter the
-notebook refuses (one sentence on stderr), 1 when the notebook fails.
+notebook refuses (one sentence on stderr; the refused notebook is removed, and
+so is an output directory the runner made for it), 1 when the notebook fails.
+A value may start with a minus sign (``-p seeds -211,223``): the two words
+after ``-p`` are always its name and value, and the notebook then says
+whether it allows them (seeds are integers from 0).
 """
 from __future__ import annotations
 
@@ -325,15 +329,28 @@ def run(chapter: str, pairs, output_dir: "str | None" = None) -> Path:
     notebook = find_chapter(chapter)
     parameters = build_parameters(declared_parameters(notebook), pairs)
     out = check_output_dir(Path(output_dir)) if output_dir else fresh_output_dir(notebook.stem)
+    made = [d for d in (out, *out.parents) if not d.exists()]      # the directories this run creates
     out.mkdir(parents=True, exist_ok=True)
     parameters["output_dir"] = str(out.resolve())
     try:
         execute(notebook, out / notebook.name, parameters)
     except pm.PapermillExecutionError as e:
         if e.ename == "ParameterError":
+            _remove_refused(out / notebook.name, made)
             raise UsageError(e.evalue) from None
         raise
     return out
+
+
+def _remove_refused(partial: Path, made: list[Path]) -> None:
+    """A notebook that refused its parameters leaves nothing behind: its partial copy, and the directories the run
+    made for it (innermost first) while they are empty."""
+    partial.unlink(missing_ok=True)
+    for directory in made:
+        try:
+            directory.rmdir()
+        except OSError:                 # not empty (something else is there) or already gone: leave it
+            break
 
 
 def execute(notebook: Path, target: Path, parameters: "dict | None" = None) -> None:
@@ -419,8 +436,36 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def split_parameters(argv) -> tuple[list[str], list[tuple[str, str]]]:
+    """(the command line without its ``-p NAME VALUE`` triples, the (NAME, VALUE) pairs): the two words after -p
+    are taken as they are, so a value may start with "-" (argparse would read ``-211,223`` as an option)."""
+    rest, pairs, i = [], [], 0
+    while i < len(argv):
+        if argv[i] in ("-p", "--parameter"):
+            if len(argv) - i < 3:
+                raise UsageError(f"{argv[i]} takes a NAME and a VALUE (-p NAME VALUE), got "
+                                 f"{' '.join(argv[i + 1:]) or 'nothing'} after it.")
+            pairs.append((argv[i + 1], argv[i + 2]))
+            i += 3
+        else:
+            rest.append(argv[i])
+            i += 1
+    return rest, pairs
+
+
 def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        argv, pairs = split_parameters(argv)
+    except UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     args = parser().parse_args(argv)
+    if args.command == "run":
+        args.parameter = pairs
+    elif pairs:
+        print("error: -p belongs to the run command (python -m oscc_core run CHAPTER -p NAME VALUE).", file=sys.stderr)
+        return 2
     if args.command == "execute":
         try:
             return execute_in_place(args.chapters)
