@@ -243,8 +243,14 @@ def test_seeds_that_reach_the_threshold_at_the_same_calls_have_no_interval():
 
 def test_the_calls_text_shows_the_geometric_mean_its_interval_and_the_seeds_that_got_there():
     row = {"geometric_mean": 2000.0, "low": 1500.0, "high": 2700.0, "reached": 7, "seeds": 10}
-    assert tables.calls_text(row) == "2e+03 [1.5e+03, 2.7e+03] (7/10)"
+    assert tables.calls_text(row) == "2,000 [1,500, 2,700] (7/10)"
     assert tables.calls_text({**row, "geometric_mean": None, "reached": 0}) == "never (0/10)"
+
+
+@pytest.mark.parametrize("calls, text", [(107_913.4, "108,000"), (501_234.0, "501,000"), (61_440.0, "61,400"),
+                                         (999.6, "1,000"), (1_120.0, "1,120"), (14_321.0, "14,300")])
+def test_a_count_of_calls_has_three_significant_figures_and_separators(calls, text):
+    assert tables.calls_number(calls) == text
 
 
 # ----- orderings and resolution --------------------------------------------------------------------------

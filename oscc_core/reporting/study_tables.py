@@ -32,13 +32,25 @@ def interval_cell(iv: dict, digits: int = 3) -> str:
     return f"{iv['mean']:.{digits}f} [{iv['low']:.{digits}f}, {iv['high']:.{digits}f}]"
 
 
+#: Significant figures of a count of calls in a table or a sentence.
+CALLS_FIGURES = 3
+
+
+def calls_number(x: float, figures: int = CALLS_FIGURES) -> str:
+    """A count of calls to `figures` significant figures, comma-grouped as the book writes every count: 108,000
+    (never 1.08e+05 beside another table's 108,000)."""
+    return f"{float(f'{float(x):.{figures}g}'):,.0f}"
+
+
 def calls_text(t: dict) -> str:
-    """Calls to reach a threshold: geometric mean [95% interval] (seeds that reach it / all), or 'never'."""
+    """Calls to reach a threshold: geometric mean [95% interval] (seeds that reach it / all), or 'never'; each
+    count as `calls_number` writes it."""
     if t["geometric_mean"] is None:
         return f"never (0/{t['seeds']})"
     if t["low"] is None:
-        return f"{t['geometric_mean']:.3g} ({t['reached']}/{t['seeds']})"
-    return f"{t['geometric_mean']:.3g} [{t['low']:.3g}, {t['high']:.3g}] ({t['reached']}/{t['seeds']})"
+        return f"{calls_number(t['geometric_mean'])} ({t['reached']}/{t['seeds']})"
+    return (f"{calls_number(t['geometric_mean'])} [{calls_number(t['low'])}, {calls_number(t['high'])}] "
+            f"({t['reached']}/{t['seeds']})")
 
 
 def _frame(rows: dict, index: str):
