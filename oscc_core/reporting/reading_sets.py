@@ -47,8 +47,9 @@ def eta_reading(eta: float | None = None, arm: str | None = None, etas: dict | N
 
 # ----- player-0 values --------------------------------------------------------------------------------------------
 VALUE_SELF_PLAY = "whole-game self-play value of player 0"
+#: (no "; " inside a reading: a line that rests on several readings joins them with it)
 VALUE_HELD_OUT = ("mean of player 0's self-play value over {roots:,} held-out roots per seed (private-card deals "
-                  "drawn from the deal law; the paper's reading)")
+                  "drawn from the deal law, the paper's reading)")
 VALUE_VERSUS_SEATS = "value of the checkpoint against the uniform opponent, mean of both seats"
 VALUE_VERSUS_SEAT0 = "value of the checkpoint in seat 0 against the uniform opponent"
 VALUE_PAIR = ("self-play value of player 0 on one ordered private-card pair, or the deal-law mean over a set of pairs "

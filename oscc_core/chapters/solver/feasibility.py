@@ -59,7 +59,7 @@ from oscc_core.exact.evaluation import (
 from oscc_core.games import LEDUC, get_game
 from oscc_core.games.deal_tables import terminal_utilities
 from oscc_core.policy import policy_table, uniform_policy
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, reading_sets
 from oscc_core.reporting.rows import Row
 
 SOLVER_ROWS = ("cp_grpo_paired", "independent", "standard_grpo", "standard_ppo", "exact_cfr_plus")
@@ -76,12 +76,12 @@ OPEN_BOUND = "no rule bound but the largest pot"
 
 #: Every reading of a paper quantity the chapter computes, by key.
 READINGS = {
-    "whole_p0": "whole-game self-play value of player 0",
+    "whole_p0": reading_sets.VALUE_SELF_PLAY,
     "whole_p1": "whole-game self-play value of player 1",
-    "versus": "player 0's value against the evaluation opponent (uniform)",
-    "versus_seats": "value against the evaluation opponent (uniform), mean of both seats",
-    "held_out": "mean over the held-out roots (private-card deals drawn from the deal law)",
-    "pairs": "value on one ordered private-card rank pair, or the deal-law mean over a set of pairs",
+    "versus": reading_sets.VALUE_VERSUS_SEAT0,
+    "versus_seats": reading_sets.VALUE_VERSUS_SEATS,
+    "held_out": reading_sets.held_out_value(int(claims.claim("learning_boundary.policy_solver.heldout_roots_per_seed"))),
+    "pairs": reading_sets.VALUE_PAIR,
     "br0": "player 0's whole-game best-response value",
     "br1": "player 1's whole-game best-response value",
     "br0_held_out": "player 0's best-response value, mean over the held-out roots",
@@ -111,8 +111,8 @@ SHORT = {"whole_p0": "self-play, player 0", "whole_p1": "self-play, player 1", "
 #: appendix states (a mean over held-out roots), then the others, the rank pairs (a rule check: the paper names no
 #: pair) last.  `Row.under_readings` gives the verdict all compared readings agree on; where they disagree, the
 #: verdict under the reading the paper's text fixes (`PAPER_READINGS`), else "depends on the reading".
-VALUE_READINGS = ("whole_p0", "held_out", "versus", "pairs")
-SEAT_OPEN_VALUE_READINGS = ("whole_p0", "held_out", "whole_p1", "versus", "pairs")
+VALUE_READINGS = ("whole_p0", "held_out", "versus_seats", "versus", "pairs")   # the transfer chapter's, in order
+SEAT_OPEN_VALUE_READINGS = ("whole_p0", "held_out", "whole_p1", "versus_seats", "versus", "pairs")
 #: The readings only the largest pot bounds for a trained policy (`open_readings`).
 OPEN_READINGS = ("held_out", "versus", "pairs", "br0_held_out", "br1_held_out", "br_pairs")
 BR_READINGS = ("br0", "br0_held_out", "br1", "br1_held_out", "br_pairs")

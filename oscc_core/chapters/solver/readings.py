@@ -63,8 +63,10 @@ from oscc_core.chapters.solver.feasibility import (
 )
 from oscc_core.exact.evaluation import best_response_tables, root_values
 from oscc_core.games import get_game
+from oscc_core.learning.arms import get_learner_arm
+from oscc_core.method.pooled_contrast import pooled_contrast
 from oscc_core.method.stats import held_out_interval, t_interval
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, reading_sets
 from oscc_core.reporting.rows import Row
 
 #: Roots per seed of the paper's held-out evaluation (the count it prints for its policy/solver endpoint).
@@ -121,11 +123,23 @@ def evaluation_record(game, table: np.ndarray, evaluation) -> dict:
 
 
 def reading_records(game, runs, tables: np.ndarray, evaluations) -> dict:
-    """{arm: {seed (string): evaluation_record}} of every run of the screen (average policies at T)."""
+    """{arm: {seed (string): evaluation_record}} of every run of the screen (average policies at T), each learned
+    run's with "contrast_pooled": the exact contrast variance of its arm's construction pooled over every decision
+    point, the paper's reading of a contrast variance (`method.pooled_contrast`, the transfer chapter's function)."""
     out: dict = {}
     for run, table, e in zip(runs, tables, evaluations):
-        out.setdefault(run.arm, {})[str(run.seed)] = evaluation_record(game, table, e)
+        record = evaluation_record(game, table, e)
+        coupling = get_learner_arm(run.arm).coupling_arm if run.arm in POOLED_ARMS else None
+        if coupling is not None:
+            record["contrast_pooled"] = pooled_contrast(game, table, (coupling,))[coupling]
+        out.setdefault(run.arm, {})[str(run.seed)] = record
     return out
+
+
+#: The learned arms whose contrast variance the paper prints (tab:measured-independent: CP-GRPO, independent
+#: rollouts, standard GRPO), read pooled over every decision point.
+POOLED_ARMS = ("cp_grpo", "independent", "grpo")
+
 
 
 @dataclass(frozen=True)

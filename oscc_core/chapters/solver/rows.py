@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from oscc_core.chapters.solver.readings import Readings
+from oscc_core.chapters.solver.readings import POOLED_ARMS, Readings
 from oscc_core.chapters.solver.training import LEARNED_ARMS
 from oscc_core.games import get_game
 from oscc_core.games.leduc import MAX_RAISES
 from oscc_core.learning import summary
 from oscc_core.method.stats import t_interval
-from oscc_core.reporting import claims, printings
+from oscc_core.reporting import claims, printings, reading_sets
 from oscc_core.reporting.claims import Relation
 from oscc_core.reporting.rows import NO_REFERENCE_RATIO, Row, unshown_impossible
 
@@ -148,12 +148,8 @@ def orderings(records) -> list[dict]:
 
 
 # ----- the paper's tables -------------------------------------------------------------------------
-def eta_reading(eta: float | None = None, arm: str | None = None, etas: dict | None = None) -> str:
-    """The reading of an update variance at one step size: the arm's own eta (chosen on the development seeds, the
-    one it trained with) or one eta for every learned arm (one iteration from the state the run trained to)."""
-    if eta is None:
-        return f"eta chosen per arm on the development seeds ({arm}: {etas[arm]:g}), the step size it trained with"
-    return f"eta = {eta:g} for every learned arm, one iteration from the state each run trained to"
+#: The reading of an update variance at one step size, in the words every chapter uses (`reporting.reading_sets`).
+eta_reading = reading_sets.eta_reading
 
 
 def update_variance_row(records, arm: str, by_eta: dict | None = None, etas: dict | None = None) -> Row:
@@ -239,24 +235,64 @@ def _combined(rows: list[Row], readings: Readings | None) -> list[Row]:
     return rows if readings is None else [readings.combine(r) for r in rows]
 
 
-def construction_rows(records) -> list[Row]:
+def construction_arm(claim_id: str | None) -> str | None:
+    """The arm of a tab:measured-independent claim id, or None."""
+    by_label = {f"measured_independent.{label}.": arm for arm, label in CONSTRUCTION_ROW.items()}
+    return next((arm for prefix, arm in by_label.items() if (claim_id or "").startswith(prefix)), None)
+
+
+def contrast_row(records, arm: str, key: str = "contrast_variance_exact") -> Row:
+    """tab:measured-independent's contrast variance of `arm`'s construction (exact, chips^2, seed mean with its
+    log-scale interval; record `key`: at the chapter's root, or "contrast_pooled") and its ordering against the
+    paired arm, resolved on paired per-seed differences."""
+    other = "independent" if arm == "cp_grpo" else arm
+    rel = Relation("paired < independent" if arm == "cp_grpo" else f"cp_grpo < {arm}",
+                   _means_order(records, "cp_grpo", [other], key, "low"),
+                   summary.resolved_order(records, "cp_grpo", [other], key, "low"))
+    return _estimate(f"{arm}: contrast variance (chips^2)", f"measured_independent.{CONSTRUCTION_ROW[arm]}"
+                     ".contrast_variance", records, arm, key, rel)
+
+
+def contrast_readings(rows: list[Row], records: dict, readings: Readings, root: str = "") -> list[Row]:
+    """`rows` (tab:measured-independent's) with each contrast-variance row read both ways the book reads a
+    contrast variance (`reporting.reading_sets`): pooled over every decision point (the paper's reading, which
+    decides) and at the decision point `root` (the row as the screen computed it), each with its ordering on its
+    own values; other rows unchanged.  Without pooled values (a readings record written before them) unchanged."""
+    pooled = {arm: {seed: rec["contrast_pooled"] for seed, rec in readings.records[arm].items()}
+              for arm in POOLED_ARMS if arm in readings.records
+              and all("contrast_pooled" in rec for rec in readings.records[arm].values())}
+    if set(pooled) != set(POOLED_ARMS):
+        return rows
+    # the pooled value under the screen's key, so that it gets a variance's log-scale interval
+    by_seed = {arm: {seed: {**records[arm][seed], "contrast_variance_exact": v} for seed, v in pooled[arm].items()}
+               for arm in POOLED_ARMS}
+    out = []
+    for row in rows:
+        arm = construction_arm(row.claim_id)
+        if arm is None or not row.claim_id.endswith(".contrast_variance"):
+            out.append(row)
+            continue
+        pooled_row = contrast_row(by_seed, arm)
+        out.append(Row.under_readings([replace(pooled_row, reading=reading_sets.CONTRAST_POOLED),
+                                       replace(row, reading=reading_sets.contrast_at(root))],
+                                      paper_reading=reading_sets.CONTRAST_POOLED))
+    return out
+
+
+def construction_rows(records, readings: Readings | None = None, root: str = "") -> list[Row]:
     """tab:measured-independent: contrast variance of each arm's construction (exact, chips^2; its ordering
-    resolved on paired per-seed differences), invalid actions and wall time (the matched policy calls are
-    settings: `budget_settings`)."""
+    resolved on paired per-seed differences; with `readings`, read pooled over every decision point, the paper's
+    reading, and at the chapter's contrast root `root`: `readings.contrast_readings`), invalid actions and wall
+    time (the matched policy calls are settings: `budget_settings`)."""
     rows = []
-    key = "contrast_variance_exact"
     for arm, label in CONSTRUCTION_ROW.items():
         cid = f"measured_independent.{label}"
-        other = "independent" if arm == "cp_grpo" else arm
-        rel = Relation("paired < independent" if arm == "cp_grpo" else f"cp_grpo < {arm}",
-                       _means_order(records, "cp_grpo", [other], key, "low"),
-                       summary.resolved_order(records, "cp_grpo", [other], key, "low"))
         illegal = sum(rec["ledger"]["illegal"] for rec in records[arm].values())
-        rows += [_estimate(f"{arm}: contrast variance (chips^2)", f"{cid}.contrast_variance", records, arm, key, rel),
+        rows += [contrast_row(records, arm),
                  Row.count(f"{arm}: invalid actions", f"{cid}.invalid_actions", illegal),
                  cost_ratio_row(f"{arm}: wall-time ratio", f"{cid}.wall_time",
                                 f"measured_independent.{CONSTRUCTION_ROW[COST_REFERENCE]}.wall_time", records, arm)]
-    return rows
+    return rows if readings is None else contrast_readings(rows, records, readings, root)
 
 
 def solver_rows(records, cfr: dict, readings: Readings | None = None) -> list[Row]:

@@ -79,7 +79,7 @@ from oscc_core.exact.sequence_form import sequence_form
 from oscc_core.games import TERMINAL, get_game
 from oscc_core.games.deal_tables import terminal_utilities
 from oscc_core.policy import resolve_policy
-from oscc_core.reporting import claims
+from oscc_core.reporting import claims, reading_sets
 from oscc_core.reporting.rows import Row
 
 GAME = kuhn_facts.GAME
@@ -92,15 +92,11 @@ OPPONENT = "uniform"
 #: "the same held-out evaluation convention" for the transfer rows).
 HELD_OUT_ROOTS_CLAIM = "learning_boundary.policy_solver.heldout_roots_per_seed"
 #: Reading texts (the decision-point readings are completed with the point, the held-out one with the count).
-SELF_PLAY = "whole-game self-play value of player 0"
-HELD_OUT = ("mean of player 0's self-play value over {roots:,} held-out roots per seed (private-card deals drawn "
-            "from the deal law; the paper's reading)")
-VERSUS = ("value of the checkpoint against the uniform opponent, mean of both seats",
-          "value of the checkpoint in seat 0 against the uniform opponent")
-PAIR = "self-play value of player 0 given one ordered private-card pair (the paper names none)"
-AT_ROOT = "per-group budget-1 variance at the decision point {root!r}"
-POOLED = ("per-group budget-1 variance pooled over every decision point with a check-bet contrast, each weighted by "
-          "its share of the decisions the checkpoint's hands reach (the paper's reading)")
+#: The readings of a player-0 value and of a contrast variance: the book's words for them, declared once for every
+#: chapter that measures them (`reporting.reading_sets`: the learning chapter reads the same Leduc checkpoints).
+SELF_PLAY, HELD_OUT, PAIR = reading_sets.VALUE_SELF_PLAY, reading_sets.VALUE_HELD_OUT, reading_sets.VALUE_PAIR
+VERSUS = (reading_sets.VALUE_VERSUS_SEATS, reading_sets.VALUE_VERSUS_SEAT0)
+AT_ROOT, POOLED = reading_sets.CONTRAST_AT_ROOT, reading_sets.CONTRAST_POOLED
 #: The reading the paper's text fixes for a column (the first element of its `Bound.key`), and the words that fix it.
 PAPER_READING = {"contrast_variance": "pooled", "player0_value": "held_out"}
 PAPER_READING_BASIS = {

@@ -12,9 +12,8 @@ contrast variances are compared under each reading of `readings` (one
 combined row per claim, `readings.combined_row`); the variance ratios, a
 ratio of two contrast variances, under the same two readings of a contrast
 variance (pooled over every decision point, the paper's, and at the chapter's
-root); an update variance under its one reading of the step size (frozen on
-Leduc with the operating point: the Kuhn-tuned control records no update
-variance).  NashConv or exploitability numbers that break their bound come
+root); an update variance under each step size the book measures, none of them
+the paper's (it gives none; its size is not compared).  NashConv or exploitability numbers that break their bound come
 from `readings.rule_rows`.  The seed counts of tab:app-p1-transfer are
 settings.
 """
@@ -26,10 +25,11 @@ from oscc_core.chapters.transfer.bounds import AT_ROOT, POOLED
 from oscc_core.chapters.transfer.readings import order_relation, seed_interval
 from oscc_core.chapters.transfer.runs import variance_ratios
 from oscc_core.method.stats import t_interval
+from oscc_core.reporting import reading_sets
 from oscc_core.reporting.claims import Relation
 from oscc_core.reporting.rows import Row
 
-__all__ = ["ETA_FROZEN", "measured_rows", "ratio_rows", "setting_rows"]
+__all__ = ["ETA_FROZEN", "measured_rows", "ratio_rows", "setting_rows", "update_variance_row"]
 
 PAPER_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent", "grpo": "standard_grpo",
              "ppo": "standard_ppo"}
@@ -41,34 +41,56 @@ COLUMNS = (("contrast_variance_exact", "contrast_variance", "low", True),
 #: (label of tab:app-p1-transfer, game, arm) of the variance-ratio rows.
 #: Why the reference arm's ratio to itself agrees by construction.
 SELF_RATIO = "the reference arm's variance divided by itself is 1 on every seed by definition"
-#: The one reading of an update variance's step size: the operating point's, frozen on Leduc.  The paper's text fixes
-#: it ("The selector and solver are frozen before the Kuhn test is evaluated"; "Transfer uses a sealed operating
-#: point"); the other step size the book has for Kuhn, the Kuhn-tuned control's, belongs to the converging learner,
-#: whose study records exploitability only, so no update variance is measured under it.
+#: The reading of an update variance's step size where the chapter is not given each arm's: the operating point's,
+#: frozen on Leduc.  The paper gives no step size, so no reading of it is the paper's; with each arm's step size
+#: (`etas`) and the update variances at every step size of the grid (`by_eta`) the rows read an update variance at
+#: each, in the words of the learning chapter, which reads the same Leduc checkpoints (`reporting.reading_sets`).
 ETA_FROZEN = ("step size eta of each arm chosen on Leduc's development seeds and frozen with the operating point "
-              "before Kuhn (the paper's reading: a sealed operating point)")
-ETA_ONE_READING = ("one reading of the step size: the Kuhn-tuned control (the converging learner's choices made on "
-                   "Kuhn) records exploitability only, no update variance, so no second step size is compared")
+              "before Kuhn, the step size each run trained with")
+ETA_ONE_READING = ("the size of an update variance follows the step size, which the paper does not give, so it is not "
+                   "compared; the Kuhn-tuned control (the converging learner's choices made on Kuhn) records "
+                   "exploitability only, no update variance")
 #: The two readings of a variance ratio's contrast variances (`bounds`): pooled (the paper's) and at one root.
 RATIO_READINGS = {"pooled": POOLED, "root": AT_ROOT}
 RATIO_ROWS = (("leduc_to_leduc.paired", "leduc", "cp_grpo"), ("leduc_to_leduc.ind", "leduc", "independent"),
               ("leduc_to_kuhn.paired", "kuhn", "cp_grpo"), ("leduc_to_kuhn.ppo", "kuhn", "ppo"))
 
 
-def measured_rows(game: str, records: dict, replaced: dict) -> list[Row]:
+def _column_row(game: str, arm: str, records: dict, key: str, column: str, better: str, positive: bool) -> Row:
+    """One column of one arm of tab:measured-transfer: the seed mean with its 95% interval and the ordering."""
+    values = {a: {seed: rec[key] for seed, rec in r.items()} for a, r in records.items()}
+    iv = seed_interval(list(values[arm].values()), positive)
+    return Row.compare(f"{game}, {arm}: {column.replace('_', ' ')}", f"measured_transfer.{game}.{PAPER_ROW[arm]}."
+                       f"{column}", iv.mean, iv.low, iv.high, order_relation(values, arm, better), positive=positive)
+
+
+def update_variance_row(game: str, arm: str, records: dict, etas: dict | None = None,
+                        by_eta: dict | None = None) -> Row:
+    """The update variance of `arm` under each step size the book measures: its own (`etas`: {arm: eta}; without
+    it, `ETA_FROZEN`), then every step size of `by_eta` ({eta: {arm: {seed: {"update_variance": v}}}}), each with
+    the ordering at that step size; no reading is the paper's (it gives no step size), and the size is not compared
+    (`reporting.comparability`)."""
+    own = _column_row(game, arm, records, "update_variance", "update_variance", "low", True)
+    own = replace(own, reading=ETA_FROZEN if etas is None else reading_sets.eta_reading(arm=arm, etas=etas))
+    if not by_eta:
+        return replace(own, reason=ETA_ONE_READING if game == "kuhn" else own.reason)
+    listed = [own] + [replace(_column_row(game, arm, at, "update_variance", "update_variance", "low", True),
+                              reading=reading_sets.eta_reading(eta)) for eta, at in by_eta.items()]
+    return Row.under_readings(listed)
+
+
+def measured_rows(game: str, records: dict, replaced: dict, etas: dict | None = None,
+                  by_eta: dict | None = None) -> list[Row]:
     """tab:measured-transfer for one game: every column of every arm, and the leakage count.  `replaced`
     (claim id -> row: the combined readings, impossible rule rows) takes the place of the ordinary row; an update
-    variance names its one reading of the step size (`ETA_FROZEN`)."""
+    variance is read at each step size the book measures (`update_variance_row`, with each arm's own `etas` and the
+    grid's `by_eta`)."""
     rows = []
     for arm, runs in records.items():
         cid = f"measured_transfer.{game}.{PAPER_ROW[arm]}"
         for key, column, better, positive in COLUMNS:
-            values = {a: {seed: rec[key] for seed, rec in r.items()} for a, r in records.items()}
-            iv = seed_interval(list(values[arm].values()), positive)
-            row = Row.compare(f"{game}, {arm}: {column.replace('_', ' ')}", f"{cid}.{column}", iv.mean, iv.low,
-                              iv.high, order_relation(values, arm, better), positive=positive)
-            if column == "update_variance":
-                row = replace(row, reading=ETA_FROZEN, reason=ETA_ONE_READING if game == "kuhn" else None)
+            row = (update_variance_row(game, arm, records, etas, by_eta) if column == "update_variance" else
+                   _column_row(game, arm, records, key, column, better, positive))
             rows.append(replaced.get(row.claim_id, row))
         leaks = sum(rec["leakage"]["violations"] for rec in runs.values())
         rows.append(Row.count(f"{game}, {arm}: leakage violations", f"{cid}.leakage_violations", leaks))
