@@ -4,7 +4,8 @@
 //    names such as continuation_only) get break points (<wbr>) after "_" and after a
 //    "." that precedes a letter, never inside a number. oscc.css lets a claim id break
 //    only there: an id wraps at its dots and underscores, never one character per line.
-//    A count out of a total ("100000/100000") may break after its slash.
+//    A count out of a total ("100000/100000") may break after its slash. A table whose
+//    row labels are all short is marked oscc-short-labels (no minimum width for them).
 // 2. The "claim id" column is marked (class oscc-claim-id: small grey monospace, a
 //    minimum width) and every id gets a tooltip with its full text.
 // 3. When a comparison table (the claim id after the row label) is wider than the text
@@ -30,6 +31,10 @@
   // A count out of a total ("100000/100000"): it may break after the slash.
   var FRACTION = /^\d[\d,]*\/\d[\d,]*$/;
   var AFTER_SLASH = /(?<=\/)/;
+  // Row labels no longer than this many characters ("01_contract", "lag 0.1") need no minimum
+  // width (oscc.css keeps a long quantity label from being squeezed): their table gets
+  // oscc-short-labels and gives the numbers the room.
+  var SHORT_LABEL = 24;
 
   function columnOf(table, pattern) {
     var row = table.tHead && table.tHead.rows[0];
@@ -131,7 +136,15 @@
     });
   }
 
+  function shortLabels(table) {
+    var labels = table.querySelectorAll("tbody th");
+    return labels.length > 0 && Array.prototype.every.call(labels, function (th) {
+      return th.textContent.trim().length <= SHORT_LABEL;
+    });
+  }
+
   function mark(table, idCol) {
+    if (shortLabels(table)) table.classList.add("oscc-short-labels");
     Array.prototype.forEach.call(table.rows, function (row) {
       var body = row.parentNode.tagName !== "THEAD";
       Array.prototype.forEach.call(row.cells, function (cell, k) {

@@ -171,3 +171,23 @@ def test_rows_and_table(forced):
 def test_bad_input(kwargs):
     with pytest.raises(ValueError):
         transfer_selector(13, **kwargs)
+
+
+def test_the_selector_table_shows_each_kuhn_stratum_under_two_short_header_rows():
+    from oscc_core.chapters.transfer import tables
+
+    def stratum(z, key, strict, matched, oracle):
+        return {"stratum": z, "certified_key": key, "strict": strict, "key_matched": matched, "oracle": oracle,
+                "exact_contrast_variance": {"independent": 2.4375, "root_only": 1.9375,
+                                            "continuation_only": 3.9375, "full": 1.9375}}
+
+    default = {"kuhn": {"strata": [stratum("J", None, "independent", "independent", "independent"),
+                                   stratum("Q", "root_only", "independent", "root_only", "root_only")]}}
+    large = {"kuhn": {"strata": [stratum("J", None, "independent", "full", "independent"),
+                                 stratum("Q", "root_only", "independent", "continuation_only", "root_only")]}}
+    frame = tables.selector_frame(default, large)
+    assert list(frame.index) == ["J", "Q"] and frame.index.name == "Kuhn stratum"
+    assert frame.columns.nlevels == 2 and max(len(name) for _, name in frame.columns) <= 33
+    assert frame.loc["Q", ("frozen selector's arm", "key-matched (large calibration)")] == "continuation-only"
+    assert frame.loc["J", ("Leduc certificate", "for this key")] == "none"
+    assert frame.loc["Q", ("exact contrast variance (chips²)", "root-only")] == "1.9375"

@@ -695,3 +695,32 @@ def test_the_verdict_scale_is_the_rules():
 def test_template_defects_fail_a_page():
     problems = check_book.page_problems(_facts(text_defects=["template defect, x: 'y'"]), chapter=False)
     assert problems == ["template defect, x: 'y'"]
+
+
+# --- the book's oscc.css and oscc.js: room for the numbers ------------------------------------------------------
+
+def _label_table(labels):
+    body = "".join(f"<tr><th>{label}</th><td>1.0</td></tr>" for label in labels)
+    return ('<div class="cell_output docutils container"><div class="output text_html"><table class="dataframe">'
+            f"<thead><tr><th></th><th>value</th></tr></thead><tbody>{body}</tbody></table></div></div>")
+
+
+def _label_width(browser, tmp_path, name, labels):
+    _check(browser, _page(tmp_path, name, _label_table(labels)))
+    return browser.evaluate("document.querySelector('tbody th').getBoundingClientRect().width / "
+                            "parseFloat(getComputedStyle(document.querySelector('tbody th')).fontSize)")
+
+
+def test_short_row_labels_take_their_own_width(browser, tmp_path):
+    assert _label_width(browser, tmp_path, "short", ["01_contract", "total"]) < 10.5   # "01_contract": about 7em
+
+
+def test_a_long_row_label_keeps_its_minimum_width(browser, tmp_path):
+    long = "root '' only: independent: branch mean, check (Call)"          # 52 characters: a quantity
+    assert _label_width(browser, tmp_path, "long", [long, "total"]) >= 10.5
+
+
+def test_a_count_out_of_a_total_may_break_after_its_slash(browser, tmp_path):
+    table = _label_table(["groups emitted"]).replace("<td>1.0</td>", "<td>100000/100000</td>")
+    _check(browser, _page(tmp_path, "fraction", table))
+    assert browser.evaluate("document.querySelector('tbody td').innerHTML") == "100000/<wbr>100000"

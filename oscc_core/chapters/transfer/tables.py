@@ -216,14 +216,31 @@ def tally_frame(counted: dict):
     return frame.astype(str)
 
 
+#: The arms as the chapter's prose names them (a name in words wraps in a narrow column).
+ARM_WORDS = {"root_only": "root-only", "continuation_only": "continuation-only"}
+
+
 def selector_frame(default: dict, large: dict):
     """Per Kuhn stratum: the frozen selector's play, strict and key-matched, at both Leduc calibration sizes,
-    with the exact contrast variance of each arm there (chips^2)."""
-    out = []
+    with the exact contrast variance of each arm there (chips^2).  Two header rows (what is shown, then which)
+    keep each header short, so that the table fits the text column."""
+    import pandas as pd
+
+    def word(arm):
+        return ARM_WORDS.get(arm, arm) if isinstance(arm, str) else arm
+
+    out, columns = [], {}
     for small, big in zip(default["kuhn"]["strata"], large["kuhn"]["strata"]):
-        rec = {"Kuhn stratum": small["stratum"], "Leduc certificate for this key": small["certified_key"] or "none",
-               "strict": small["strict"], "key-matched (default calibration)": small["key_matched"],
-               "key-matched (large calibration)": big["key_matched"], "best arm (exact)": small["oracle"]}
-        rec.update({f"Var({a})": v for a, v in (small["exact_contrast_variance"] or {}).items()})
+        rec = {("Leduc certificate", "for this key"): word(small["certified_key"]) or "none",
+               ("frozen selector's arm", "strict"): word(small["strict"]),
+               ("frozen selector's arm", "key-matched (default calibration)"): word(small["key_matched"]),
+               ("frozen selector's arm", "key-matched (large calibration)"): word(big["key_matched"]),
+               ("best arm", "exact"): word(small["oracle"])}
+        rec.update({("exact contrast variance (chips²)", word(a)): v
+                    for a, v in (small["exact_contrast_variance"] or {}).items()})
+        columns.update(dict.fromkeys(rec))
         out.append(rec)
-    return _frame(out, "Kuhn stratum")
+    frame = round_frame(pd.DataFrame([{k: r.get(k) for k in columns} for r in out]), fill_missing=False)
+    frame.columns = pd.MultiIndex.from_tuples(list(columns))
+    frame.index = pd.Index([small["stratum"] for small in default["kuhn"]["strata"]], name="Kuhn stratum")
+    return frame
