@@ -281,8 +281,9 @@ def _update_block(active, kept, points, point_counts, wrote, width_max, t_row, t
 @lru_cache(maxsize=None)
 def _kernels() -> dict:
     """The four compiled kernels (built on first use), by name."""
-    namespace = dict(device_functions(), cuda=cuda, MAX_STATES=MAX_STATES, MAX_POINTS=MAX_POINTS, UNUSED=e.UNUSED)
     bodies = {"rows": _rows_body, "law": _law_block, "points": _points_body, "update": _update_block}
+    namespace = dict(device_functions(tuple(bodies.values())), cuda=cuda, MAX_STATES=MAX_STATES,
+                     MAX_POINTS=MAX_POINTS, UNUSED=e.UNUSED)
     return {name: cuda.jit(types.FunctionType(body.__code__, namespace, f"learners_{name}"))
             for name, body in bodies.items()}
 
