@@ -172,6 +172,17 @@ def test_a_paper_value_more_than_five_percent_from_ours_does_not_agree(ours, d, 
     assert not C.size_agrees(ours * (1 + sign * d), ours)
 
 
+def test_an_interval_of_zero_width_is_an_exact_value_and_gets_the_five_percent_test():
+    # the fixed uniform policy's task success: every seed gives 0.5000, so the interval is [0.5, 0.5];
+    # the paper's 0.5086 is 1.7% of ours away, within 5% (0.025), where containment would fail it
+    assert C.size_agrees(0.5086, 0.5, low=0.5, high=0.5)
+    assert C.size_test(0.5, 0.5) == C.WITHIN_TOLERANCE and C.size_test(0.4, 0.6) == C.CONTAINMENT
+    assert C.verdict(0.5086, 0.5, low=0.5, high=0.5) == "reproduced"
+    assert not C.size_agrees(0.53, 0.5, low=0.5, high=0.5)              # 6% away: beyond 0.025
+    assert not C.size_agrees(0.0417, 0.0, low=0.0, high=0.0)            # 5% of 0 is 0
+    assert C.size_agrees(0.0, 0.0, low=0.0, high=0.0)
+
+
 def test_verdict_partly_when_a_declared_relation_holds_but_size_does_not():
     # 0.70 is 59% above 0.44, outside the 5% band; the declared relation holds on ours.
     assert C.verdict(0.44, 0.70, relation=C.Relation("ratio < 1", 0.70 < 1)) == "partly"

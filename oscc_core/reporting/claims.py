@@ -6,7 +6,8 @@ them through :func:`claim` at run time and never type a paper number.
 
 Verdict rule, implemented by :func:`verdict`.  The size test: the paper's
 value lies in our 95% interval (*containment*) or, where we have no interval
-(an exact value, a count), the paper's value is within 5% of our value,
+(an exact value, a count) or one of zero width (every seed gave the same value:
+an exact value too), the paper's value is within 5% of our value,
 ``|paper - ours| <= 0.05 |ours|`` (*within 5% of ours*).  Then:
 
 * ``"inconclusive"``: the size test passes, but the relation the paper states
@@ -193,7 +194,9 @@ def _finite(x: Any, name: str) -> float:
 def size_agrees(paper_value: float, estimate: float | None = None, low: float | None = None,
                 high: float | None = None) -> bool:
     """The size test of the verdict rule: ``low <= paper <= high`` or, without an interval,
-    ``|paper - estimate| <= 0.05 |estimate|`` (5% of our value).  A NaN estimate or bound never agrees."""
+    ``|paper - estimate| <= 0.05 |estimate|`` (5% of our value).  An interval of zero width (``low == high``:
+    every seed gave one value) is that exact value, and gets the 5% test on it.  A NaN estimate or bound never
+    agrees."""
     p = _finite(paper_value, "paper_value")
     if (low is None) != (high is None):
         raise ValueError("Give both ends of the 95% interval (low and high) or neither.")
@@ -201,6 +204,8 @@ def size_agrees(paper_value: float, estimate: float | None = None, low: float | 
         lo, hi = _finite(low, "low"), _finite(high, "high")
         if lo > hi:
             raise ValueError(f"The interval is reversed: low={lo} > high={hi}.")
+        if lo == hi:
+            return abs(p - lo) <= RELATIVE_TOLERANCE * abs(lo)
         return lo <= p <= hi  # False when any side is NaN
     if estimate is None:
         raise ValueError("Give an estimate or a 95% interval.")
@@ -209,8 +214,11 @@ def size_agrees(paper_value: float, estimate: float | None = None, low: float | 
 
 
 def size_test(low: float | None = None, high: float | None = None) -> str:
-    """The name of the size test :func:`size_agrees` applies: containment with an interval, else 5% of ours."""
-    return WITHIN_TOLERANCE if low is None and high is None else CONTAINMENT
+    """The name of the size test :func:`size_agrees` applies: containment with an interval of some width, else
+    (no interval, or one of zero width) 5% of ours."""
+    if low is None and high is None:
+        return WITHIN_TOLERANCE
+    return WITHIN_TOLERANCE if low is not None and high is not None and float(low) == float(high) else CONTAINMENT
 
 
 def verdict(
