@@ -666,8 +666,8 @@ def test_the_reference_arms_own_cost_is_not_compared_with_a_reason():
 @pytest.mark.parametrize("value, text", [(61_440.0, "61,440"), (61_439.6, "61,439.6"), (0.0, "0"),
                                          (245_758.4, "245,758.4"), (6_321.0, "6,321"), (211.96, "212")])
 def test_a_seed_mean_of_counts_is_a_whole_number_without_decimals_or_one_decimal(value, text):
-    from oscc_core.chapters.solver import tables
-    assert tables.mean_count_text(value) == text
+    from oscc_core.reporting.numbers import mean_count_text
+    assert mean_count_text(value) == text
 
 
 def test_the_cost_ledger_has_a_column_per_arm_and_a_row_per_count():

@@ -52,3 +52,10 @@ def deviation_text(x: float | None, digits: int = 1) -> str:
         return "—"
     text = f"{100.0 * x:+.{digits}f}%"
     return "+0.0%" if text == f"-{0:.{digits}f}%" else text
+
+
+def mean_count_text(value: float) -> str:
+    """A mean of counts (calls, transitions over seeds) as the book writes counts: comma-grouped, a whole number
+    without decimals (61,440, never 61,440.0), another to one decimal (61,439.6)."""
+    rounded = round(float(value), 1)
+    return f"{rounded:,.0f}" if rounded.is_integer() else f"{rounded:,.1f}"

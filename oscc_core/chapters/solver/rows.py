@@ -25,6 +25,7 @@ from oscc_core.learning import summary
 from oscc_core.method.stats import t_interval
 from oscc_core.reporting import claims, printings, reading_sets
 from oscc_core.reporting.claims import Relation
+from oscc_core.reporting.numbers import mean_count_text
 from oscc_core.reporting.rows import NO_REFERENCE_RATIO, Row, unshown_impossible
 
 #: The paper's row label of each arm in its policy and solver tables.
@@ -390,7 +391,7 @@ def budget_settings(records, budget: int) -> list[Row]:
                                 f"measured_independent.{label}.policy_calls", float(realised.mean()),
                                 adopted=budget == int(claims.claim(f"measured_independent.{label}.policy_calls")),
                                 reason=f"our budget is {budget:,} physical calls per seed; the runs realised "
-                                       f"{realised.mean():,.1f} on average ({realised.min():,.0f} to "
+                                       f"{mean_count_text(realised.mean())} on average ({realised.min():,.0f} to "
                                        f"{realised.max():,.0f}): a run stops when its next group would pass the "
                                        f"budget"))
     return rows

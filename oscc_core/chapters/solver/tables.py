@@ -18,7 +18,7 @@ from oscc_core.method.stats import t_interval
 from oscc_core.reporting import study_tables
 from oscc_core.reporting import claims
 from oscc_core.reporting.claims import DEPENDS, IMPOSSIBLE
-from oscc_core.reporting.numbers import significant_text
+from oscc_core.reporting.numbers import mean_count_text, significant_text
 from oscc_core.reporting.results import residual_text
 from oscc_core.reporting.tally import BY_CONSTRUCTION, chapter_tally
 from oscc_core.reporting.tables import NotedFrame, comparison_frame, round_frame
@@ -125,13 +125,6 @@ def screen_table(records: dict):
             row[label] = f"{v.mean():.4f} ± {v.std(ddof=1):.4f}"
         out.append(row)
     return _frame(out, "arm")
-
-
-def mean_count_text(value: float) -> str:
-    """A seed mean of counts as the book writes counts: comma-grouped, a whole number without decimals (61,440,
-    never 61,440.0), another to one decimal (61,439.6)."""
-    rounded = round(float(value), 1)
-    return f"{rounded:,.0f}" if rounded.is_integer() else f"{rounded:,.1f}"
 
 
 def ledger_table(records: dict):
