@@ -161,18 +161,14 @@ def test_equivalence_is_declared_only_when_the_90_percent_interval_lies_inside_t
     assert [r["equivalent"] for r in records] == [equivalent, equivalent]
 
 
-@pytest.mark.parametrize("low, high, verdict", [
-    (-0.04, 0.04, claims.REPRODUCED),         # the paper's 0.02049 lies in the 95% interval [-0.038, 0.038]
-    (-0.06, 0.06, claims.REPRODUCED),         # it does; the interval leaves the margin, but the exact difference is 0
-    (-0.04, 0.01, claims.NOT_REPRODUCED),     # interval excludes it; equivalence holds by construction: never partly
-    (0.03, 0.20, claims.NOT_REPRODUCED),      # excludes it
-])
-def test_equivalence_row_verdict_on_constructed_intervals(low, high, verdict):
-    # the rows decide "equivalent" on the exact difference, 0 by construction of the coupling
+@pytest.mark.parametrize("low, high", [(-0.04, 0.04), (-0.06, 0.06), (-0.04, 0.01), (0.03, 0.20)])
+def test_an_estimate_of_a_marginal_difference_is_not_compared_in_size_whatever_its_interval(low, high):
+    # the exact difference is 0 by construction of the coupling: the paper's 0.02049 and our estimate both measure
+    # only their runs' sampling noise; the equivalence is decided on the exact difference and decides nothing
     assert claims.claim("marginal_equivalence.check.mean_difference") == pytest.approx(0.02049)
     rows, _ = equivalence.equivalence_rows(constructed_audit(np.linspace(low, high, 1001)), 0.05)
     assert rows[0]["quantity"].startswith("check (Call)")
-    assert rows[0]["verdict"] == verdict
+    assert rows[0]["verdict"] == claims.NOT_COMPARED and "marginal preservation" in rows[0]["reason"]
     assert rows[0]["relation by construction"] is True
 
 

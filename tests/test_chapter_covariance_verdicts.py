@@ -137,6 +137,6 @@ def test_the_main_tables_paired_below_independent_is_decided_on_the_exact_varian
 def test_the_box_line_counts_only_the_values_compared_in_size():
     audit = two_branch_audit({"independent": 48.9, "full": 37.5})
     rows = verdicts.Page().add([main_row(), Row.compare("m", "main.cp_grpo_paired.variance", 18.0, 17.0, 19.0)])
-    line = findings.does_not_hold_line(audit, {"fixed_root": rows})
+    line = findings.size_statement(audit, {"fixed_root": rows}).text
     assert "of 2 measured values compared with the paper's" in line
     assert "1 are partly" in line and "1 reproduced" in line

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from oscc_core.chapters.claims_ledger.collect import SECTION_CHAPTERS
 from oscc_core.chapters.claims_ledger.key_claims import key_claims_html
-from oscc_core.reporting import tally
+from oscc_core.reporting import claims, tally
 from oscc_core.reporting.findings import RESULTS_KEY, landing_html
 
 #: The chapters whose findings the landing page shows, in book order.
@@ -55,26 +55,27 @@ def ledger_findings(counted: dict):
     """The ledger chapter's own result box: the paper's values by verdict (each once; measured values, checks,
     the paper's intervals and values true by construction together, as every chapter's box counts), the values
     whose size is not compared and the orderings judged for them, and the verdicts that depend on the reading
-    (`reporting.tally`)."""
-    from oscc_core.reporting.findings import Findings
+    (`reporting.tally`), each statement filed under the line of the verdicts it counts; under them the counts with
+    the gaps by cause."""
+    from oscc_core.reporting.findings import OPEN, Findings, Statement
 
     v, st = tally.values_by_verdict(counted), counted["status"]
-    n = sum(v.values())
     orderings = counted["orderings"]
     judged = sum(orderings.values())
-    box = (f"Of the {n:,} values the paper prints (each counted once, however often it is printed), "
-           f"{v['reproduced']:,} are reproduced and {v['partly']:,} hold only partly (the relation the paper "
-           f"states holds, the size does not); of the {v['not compared']:,} not compared (most because their size "
-           f"cannot be set beside ours), {judged:,} carry an ordering the paper states, and it holds for "
-           f"{orderings['reproduced']:,}.",
-           f"{v['not reproduced']:,} values are not reproduced and {v['inconclusive']:,} are inconclusive (the size "
-           f"agrees, the relation is not established); the ordering fails for {orderings['not reproduced']:,} of the "
-           f"values not compared in size and is unresolved for {orderings['inconclusive']:,}.",
-           f"{v['impossible under the rules']:,} values are impossible under the game's rules under every reading; "
-           f"{v['depends on the reading']:,} have a verdict that depends on the reading of the paper's words, and "
-           f"{counted['reading dependent']:,} verdicts in all rest on a reading another reading would change (each "
-           f"line lists every reading's verdict); counted apart: {counted['printings']:,} further printings of a "
-           f"counted value and {counted['settings']:,} settings ({st['adopted']:,} adopted, {st['differs']:,} "
-           f"differ).")
-    landing = (box[0], box[1], box[2])
-    return Findings(box, landing)
+    statements = (
+        Statement(f"Of the {sum(v.values()):,} values the paper prints (each counted once, however often it is "
+                  f"printed), {v['reproduced']:,} are reproduced; of the {v['not compared']:,} not compared (most "
+                  f"because their size cannot be set beside ours), {judged:,} carry an ordering the paper states, and "
+                  f"it holds for {orderings['reproduced']:,}.", claims.REPRODUCED),
+        Statement(f"{v['not reproduced']:,} values are not reproduced and {v['partly']:,} hold only partly (the "
+                  f"relation the paper states holds, the size does not); the ordering fails for "
+                  f"{orderings['not reproduced']:,} of the values not compared in size.", claims.NOT_REPRODUCED),
+        Statement(f"{v['inconclusive']:,} values are inconclusive (the size agrees, the relation is not established) "
+                  f"and the ordering is unresolved for {orderings['inconclusive']:,} of the values not compared in "
+                  f"size; {v['impossible under the rules']:,} values are impossible under the game's rules under "
+                  f"every reading; {v['depends on the reading']:,} have a verdict that depends on the reading of the "
+                  f"paper's words, and {counted['reading dependent']:,} verdicts in all rest on a reading another "
+                  f"reading would change (each line lists every reading's verdict); counted apart: "
+                  f"{counted['printings']:,} further printings of a counted value and {counted['settings']:,} "
+                  f"settings ({st['adopted']:,} adopted, {st['differs']:,} differ).", OPEN))
+    return Findings.filed(statements, tuple(x.text for x in statements), counts=tally.tally_text(counted))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from oscc_core.chapters.contract.observation import ObservationAudit
 from oscc_core.reporting import claims
-from oscc_core.reporting.findings import Findings
+from oscc_core.reporting.findings import OPEN, Findings, Statement, relation_verdict
 from oscc_core.reporting.rows import Row
 from oscc_core.reporting.tally import chapter_tally, tally_text
 
@@ -29,16 +29,14 @@ def counts_by_kind(rows: list[Row]) -> dict[str, dict[str, int]]:
     return {"check": counted["checks"], "result": counted["measurements"]}
 
 
-def _inconclusive_text(rows: list[Row]) -> str:
-    names = [r.quantity for r in rows if r.primary and r.verdict == claims.INCONCLUSIVE]
-    if not names:
-        return "no result is inconclusive"
-    return f"{len(names)} {'result is' if len(names) == 1 else 'results are'} inconclusive ({'; '.join(names)})"
+def _inconclusive(rows: list[Row]) -> list[str]:
+    return [r.quantity for r in rows if r.primary and r.verdict == claims.INCONCLUSIVE]
 
 
 def findings(rows: list[Row], settings: list[Row], controls: dict, admissible: dict,
              oa: ObservationAudit) -> Findings:
-    """The result box (what holds, what does not, what is impossible or open) and two landing bullets."""
+    """The result box (each statement under the line its computed verdict belongs to: `Findings.filed`) and two
+    landing bullets."""
     counted = chapter_counts(rows, settings)
     checks, results = counted["checks"], counted["measurements"]
     rejected = all(c["decision"] == "reject" and c["rejected"] == c["groups"] for c in controls.values())
@@ -47,19 +45,28 @@ def findings(rows: list[Row], settings: list[Row], controls: dict, admissible: d
     gate = (f"the safety certificate rejects {'every one' if rejected else 'not every one'} of the "
             f"{len(controls)} controlled violations in all of its {'/'.join(f'{g:,}' for g in groups)} groups and "
             f"accepts {accepted} of the {len(admissible)} admissible arms")
-    holds = (f"{gate[0].upper()}{gate[1:]}; the audit of all {oa.states:,} information states finds "
-             f"{oa.exposures} opponent-card exposures, and {checks[claims.REPRODUCED]} of the "
-             f"{sum(checks.values())} replay, swap and rejection checks reproduce.")
-    n_results = sum(results.values())
-    does_not = (f"The controls' side effects have the paper's size in only {results[claims.REPRODUCED]} of "
-                f"{n_results} measured results (marginal shifts, replay failure rates, variance changes): "
-                f"{results[claims.PARTLY]} hold only in direction (partly) and {results[claims.NOT_REPRODUCED]} "
-                f"are not reproduced.")
+    n_checks, n_results = sum(checks.values()), sum(results.values())
+    statements = [
+        Statement(f"{gate[0].upper()}{gate[1:]}.", relation_verdict(rejected and accepted == len(admissible))),
+        Statement(f"The audit of all {oa.states:,} information states finds {oa.exposures} opponent-card exposures.",
+                  relation_verdict(oa.exposures == 0)),
+        Statement(f"{checks[claims.REPRODUCED]} of the {n_checks} replay, swap and rejection checks reproduce.",
+                  relation_verdict(checks[claims.REPRODUCED] == n_checks)),
+        Statement(f"The controls' side effects have the paper's size in {results[claims.REPRODUCED]} of {n_results} "
+                  f"measured results (marginal shifts, replay failure rates, variance changes): "
+                  f"{results[claims.PARTLY]} hold only in direction (partly) and {results[claims.NOT_REPRODUCED]} "
+                  f"are not reproduced.", relation_verdict(results[claims.REPRODUCED] == n_results))]
+    names = _inconclusive(rows)
+    if names:
+        statements.append(Statement(f"{len(names)} {'result is' if len(names) == 1 else 'results are'} "
+                                    f"inconclusive ({'; '.join(names)}).", claims.INCONCLUSIVE))
     states = next(s for s in settings if s.claim_id == "method_obs.observation_audit.states")
-    scope = (f"the audit covers {oa.states:,} information states where the paper audited "
-             f"{claims.format_value(states.paper)}, which is a setting that differs, not a result"
-             if states.verdict == claims.DIFFERS else f"the audit covers the paper's {oa.states:,} information states")
-    open_ = f"No number is impossible under the rules and {_inconclusive_text(rows)}; {scope}."
-    landing = (f"Contract: {gate}; no information state exposes the opponent's card.",
-               does_not)
-    return Findings((holds, does_not, open_), landing, counts=tally_text(counted))
+    if states.verdict == claims.DIFFERS:
+        statements.append(Statement(f"The audit covers {oa.states:,} information states where the paper audited "
+                                    f"{claims.format_value(states.paper)} without saying which: a setting that "
+                                    "differs, not a result.", OPEN))
+    exposed = ("no information state exposes the opponent's card" if oa.exposures == 0 else
+               f"the audit finds {oa.exposures} opponent-card exposures")
+    landing = (f"Contract: {gate}; {exposed}.",
+               statements[3].text)
+    return Findings.filed(statements, landing, counts=tally_text(counted))

@@ -15,8 +15,8 @@ from __future__ import annotations
 from oscc_core.chapters.covariance import equivalence
 from oscc_core.chapters.covariance.coupling import ordering
 from oscc_core.reporting import claims
-from oscc_core.reporting.findings import Findings
-from oscc_core.reporting.rows import Row
+from oscc_core.reporting.findings import OPEN, Findings, Statement, relation_verdict
+from oscc_core.reporting.rows import Relation, Row
 from oscc_core.reporting.tally import chapter_tally, tally_text
 
 STEM = "02_covariance"
@@ -24,6 +24,8 @@ STEM = "02_covariance"
 #: The claims the box cites.
 PAPER_REDUCTION, PAPER_FULL, PAPER_IND = ("main.caption.variance_reduction", "main.cp_grpo_paired.variance",
                                           "main.independent.variance")
+#: The row whose verdict is the size statement's: the headline reduction.
+REDUCTION_ROW = PAPER_REDUCTION
 
 
 def chapter_counts(tables: dict[str, list[Row]]) -> dict:
@@ -49,37 +51,41 @@ def _by_claim(tables: dict[str, list[Row]]) -> dict[str, Row]:
     return {r.claim_id: r for rows in tables.values() for r in rows if r.primary and r.claim_id}
 
 
-def holds_line(audit, tables: dict[str, list[Row]], eq_records: list[dict]) -> str:
-    """What holds: the direction, the ordering of the arms, the branch means (equivalent when every branch's
-    95% interval of full minus independent lies inside the margin) and the identity, each as our rows and
-    relations say."""
+def holds_statements(audit, tables: dict[str, list[Row]], eq_records: list[dict]) -> list[Statement]:
+    """What the paper states and our numbers judge: the direction of the reduction (the ratio's interval below 1),
+    the ordering of the four arms on their exact variances, the branch means (equivalent when every branch's 95%
+    interval of full minus independent lies inside the margin) and the identity, each with its computed verdict."""
     ind, full, ratio = audit.contrast_var("independent"), audit.contrast_var("full"), audit.ratio()
     order = ordering(audit, "contrast_var")
-    by_id = _by_claim(tables)
+    identity = _by_claim(tables)["text_precision.both_arms.variance_identity_residual"]
     equivalent = all(equivalence.equivalent(rec).established for rec in eq_records)
-    identity = by_id["text_precision.both_arms.variance_identity_residual"]
-    order_text = ("both partial couplings lower the exact variance and full coupling lowers it most, as the paper "
-                  "states" if order.holds else
-                  "the relation the paper states for the four arms (both partial couplings below independent, full "
-                  "lowest) does not hold in their exact variances")
-    return (f"Coupling lowers the contrast variance, as the paper says: {full.value:.2f} chips² fully coupled "
-            f"against {ind.value:.2f} independent (ratio {ratio.value:.3f}, 95% interval {ratio.low:.3f} to "
-            f"{ratio.high:.3f}); {order_text}; "
-            f"{'both branch means stay equivalent' if equivalent else 'not every branch mean is shown equivalent'} "
-            f"and the variance identity "
-            f"{'holds' if identity.verdict == claims.REPRODUCED else 'fails'} to {identity.ours}.")
+    lowers = ratio.value < 1.0
+    return [
+        Statement(f"Coupling {'lowers' if lowers else 'does not lower'} the contrast variance: {full.value:.2f} "
+                  f"chips² fully coupled against {ind.value:.2f} independent (ratio {ratio.value:.3f}, 95% interval "
+                  f"{ratio.low:.3f} to {ratio.high:.3f}).", relation_verdict(lowers, ratio.high < 1.0)),
+        Statement("Both partial couplings lower the exact variance and full coupling lowers it most, as the paper "
+                  "states." if order.holds else "The relation the paper states for the four arms (both partial "
+                  "couplings below independent, full lowest) does not hold in their exact variances.",
+                  relation_verdict(order.holds)),
+        Statement("Both branch means stay equivalent." if equivalent else "Not every branch mean is shown "
+                  "equivalent by our intervals (the exact difference is 0 by marginal preservation).",
+                  relation_verdict(True, equivalent)),
+        Statement(f"The variance identity {'holds' if identity.verdict == claims.REPRODUCED else 'fails'} to "
+                  f"{identity.ours}.", identity.verdict),
+    ]
 
 
-def does_not_hold_line(audit, tables: dict[str, list[Row]]) -> str:
-    """What does not hold: the size of the reduction, and the verdict counts of the chapter's measured values
-    (each counted once, `chapter_counts`), with how many verdicts depend on the reading."""
+def size_statement(audit, tables: dict[str, list[Row]]) -> Statement:
+    """The size: the reduction against the paper's, with the verdict of its row; the counts of the chapter's
+    measured values (each counted once, `chapter_counts`) and how many verdicts depend on the reading."""
     red, full = audit.reduction(), audit.contrast_var("full")
     n = verdict_counts(tables)
     dependent = chapter_counts(tables)["reading dependent"]
     choices = [text for table, text in READING_CHOICES.items()
                if any(r.reading_dependent and r.primary for r in tables.get(table, ()))]
     inside = full.low <= float(claims.claim(PAPER_FULL)) <= full.high
-    return (f"The size: our reduction is {red.value:.1f}% (95% interval {red.low:.1f} to {red.high:.1f}%, exact "
+    text = (f"The size: our reduction is {red.value:.1f}% (95% interval {red.low:.1f} to {red.high:.1f}%, exact "
             f"{red.exact:.1f}%) against the paper's {claims.format_value(claims.claim(PAPER_REDUCTION))}%, and the "
             f"paper's fully coupled {claims.format_value(claims.claim(PAPER_FULL))} chips² lies "
             f"{'inside' if inside else 'outside'} our interval; of {sum(n.values())} measured values compared "
@@ -89,6 +95,11 @@ def does_not_hold_line(audit, tables: dict[str, list[Row]]) -> str:
             f"{n.get(claims.NOT_REPRODUCED, 0)} not reproduced and {n.get(claims.DEPENDS, 0)} depend on the "
             f"reading; {dependent} verdict{'s' if dependent != 1 else ''} in all change with a reading of the "
             f"paper's words" + (f" ({', '.join(choices)})" if choices else "") + ".")
+    row = _by_claim(tables).get(REDUCTION_ROW)
+    verdict = row.verdict if row is not None else claims.verdict(       # the rule on the audit, where no row is
+        float(claims.claim(PAPER_REDUCTION)), red.value, red.low, red.high,
+        relation=Relation.side("variance reduction > 0", red.value, red.low, red.high, above=0.0))
+    return Statement(text, verdict)
 
 
 def hypothesis_values(mixed) -> dict:
@@ -113,16 +124,16 @@ def hypothesis_sentence(mixed, root: str) -> str:
             f"not be a paired comparison, and it changes no verdict.")
 
 
-def open_line(cfr_audit, grid, mixed, root: str) -> str:
-    """What is impossible or open: no bound of the rules is involved; the construction is open, with the
-    hypothesis of the mismatched construction."""
+def open_statements(cfr_audit, grid, mixed, root: str) -> list[Statement]:
+    """What is open: the construction (no bound of the rules is involved), with the CFR+ alternative, the nearest
+    proper construction and the hypothesis of the mismatched construction."""
     distance = float(grid["level distance"].min())
-    return ("Nothing here breaks a rule of the game. Open: the paper does not say which continuation policy plays "
-            f"after the root; under a CFR+ continuation our reduction at the audited root alone is "
-            f"{cfr_audit.reduction().value:.1f}%, and "
-            "the proper construction closest to the paper's four arm variances among those we enumerate exactly is "
-            f"still {distance:.2f} away from them in mean |log ratio| (0 would be the paper's numbers). "
-            + hypothesis_sentence(mixed, root))
+    return [Statement("Nothing here breaks a rule of the game. Open: the paper does not say which continuation "
+                      f"policy plays after the root; under a CFR+ continuation our reduction at the audited root "
+                      f"alone is {cfr_audit.reduction().value:.1f}%, and the proper construction closest to the "
+                      f"paper's four arm variances among those we enumerate exactly is still {distance:.2f} away from "
+                      "them in mean |log ratio| (0 would be the paper's numbers).", OPEN),
+            Statement(hypothesis_sentence(mixed, root), OPEN)]
 
 
 def findings(audit, tables: dict[str, list[Row]], eq_records: list[dict], cfr_audit, grid, mixed,
@@ -145,7 +156,7 @@ def findings(audit, tables: dict[str, list[Row]], eq_records: list[dict], cfr_au
         "and no construction we enumerate gives the paper's four arm variances together.",
         hypothesis_sentence(mixed, root),
     )
-    return Findings(box=(holds_line(audit, tables, eq_records), does_not_hold_line(audit, tables),
-                         open_line(cfr_audit, grid, mixed, root)),
-                    landing=landing, counts=tally_text(chapter_counts(tables)))
+    statements = (holds_statements(audit, tables, eq_records) + [size_statement(audit, tables)]
+                  + open_statements(cfr_audit, grid, mixed, root))
+    return Findings.filed(statements, landing, counts=tally_text(chapter_counts(tables)))
 

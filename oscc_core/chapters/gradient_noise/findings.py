@@ -17,7 +17,7 @@ from oscc_core.chapters.gradient_noise.pooled import POOLED_READING, PooledContr
 from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
 from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.reporting import claims, comparability
-from oscc_core.reporting.findings import Findings
+from oscc_core.reporting.findings import OPEN, Findings, Statement, relation_verdict
 from oscc_core.reporting.ledger_lines import BY_CONSTRUCTION_KEY, section_lines
 from oscc_core.reporting.rows import Row
 from oscc_core.reporting.tally import BY_CONSTRUCTION, chapter_tally, measured_key, tally, tally_text
@@ -159,36 +159,47 @@ def findings(tables: dict[str, list[Row]], audit: NoiseAudit, setting: str, fron
     all_finite = all(r.verdict == claims.REPRODUCED for r in finite)
     groups = {a: front[a].groups for a in ("independent", "full")}
     traces = _row(rows, "cost_frontier.root_only.gradient_noise_trace")
-    holds = (f"Proposition 3 holds ({n_prop3} of {len(prop3)} identity checks); every coupled arm lowers the return, "
-             f"gradient and update noise {order}; the noise traces on the matched-cost frontier "
-             f"{'keep' if traces.relation_holds else 'do not keep'} the paper's order of the fixed arms (exact "
-             f"values); {'every' if all_finite else 'not every'} gradient is finite; and at a matched budget of "
-             f"{budget:,} physical draws full coupling gets {groups['full']:,} groups against "
-             f"{groups['independent']:,} for independent sampling.")
     counted = counts(rows)["measurements"]
     paper_full = claims.claim("noise_transfer.cp_grpo_full.gradient_ratio")
-    select_lowest = _row(rows, "noise_transfer.oscc_select.gradient_ratio").relation_holds
+    select = _row(rows, "noise_transfer.oscc_select.gradient_ratio")
+    select_lowest = select.relation_holds
     pooled_ind = _contrast_rows(rows)["independent"]
     rises = _row(rows, "clipping.activated_stress.update_variance").relation_holds
-    does_not = (f"The sizes do not: full coupling keeps {gradient['full']:.3f} of the independent gradient noise "
-                f"(paper: {claims.format_value(paper_full)}), OSCC-Select ({gradient[SELECT]:.3f}) "
-                f"{'is' if select_lowest else 'is not'} the lowest arm, the frontier's contrast variances read on "
-                f"{POOLED_READING} are {pooled_order_text(pooled)} (independent {pooled_ind.ours:.2f} against the "
-                f"paper's {claims.format_value(pooled_ind.paper)}), and our update variance "
-                f"{'rises' if rises else 'does not rise'} from the zero-clipping control to the clipping stress as "
-                f"the paper's does; of the paper's measured values {counted[claims.NOT_REPRODUCED]} are not "
-                f"reproduced and {counted[claims.PARTLY]} hold only partly.")
+    order_rows = [_row(rows, cid) for cid in ORDER_ROWS.values()]
     inconclusive = [r.quantity for r in rows if r.primary and r.verdict == claims.INCONCLUSIVE]
-    open_ = (f"No number is impossible under the rules; {len(inconclusive)} "
-             f"{'result is' if len(inconclusive) == 1 else 'results are'} inconclusive"
-             + (f" ({'; '.join(inconclusive)})" if inconclusive else "")
-             + f"; {reading_text(rows)}; {counted[claims.NOT_COMPARED]} measured values are not compared in size, "
-             f"only the orderings the paper states for them: {not_compared_text(rows)}.")
+    statements = [
+        Statement(f"Proposition 3 holds ({n_prop3} of {len(prop3)} identity checks).",
+                  relation_verdict(n_prop3 == len(prop3))),
+        Statement(f"Every coupled arm lowers the return, gradient and update noise {order}.",
+                  relation_verdict(all(r.relation_holds for r in order_rows),
+                                   all(r.relation_resolved is not False for r in order_rows))),
+        Statement(f"At a matched budget of {budget:,} physical draws full coupling gets {groups['full']:,} groups "
+                  f"against {groups['independent']:,} for independent sampling, and the noise traces on that "
+                  f"frontier {'keep' if traces.relation_holds else 'do not keep'} the paper's order of the fixed "
+                  "arms (exact values).", relation_verdict(traces.relation_holds)),
+        Statement(f"{'Every' if all_finite else 'Not every'} gradient is finite.", relation_verdict(all_finite)),
+        Statement(f"The sizes do not transfer: full coupling keeps {gradient['full']:.3f} of the independent "
+                  f"gradient noise (paper: {claims.format_value(paper_full)}); of the paper's measured values "
+                  f"{counted[claims.NOT_REPRODUCED]} are not reproduced and {counted[claims.PARTLY]} hold only "
+                  "partly.", _row(rows, "noise_transfer.cp_grpo_full.gradient_ratio").verdict),
+        Statement(f"OSCC-Select ({gradient[SELECT]:.3f}) {'is' if select_lowest else 'is not'} the lowest arm.",
+                  relation_verdict(select_lowest, select.relation_resolved)),
+        Statement(f"The frontier's contrast variances read on {POOLED_READING} are {pooled_order_text(pooled)} "
+                  f"(independent {pooled_ind.ours:.2f} against the paper's {claims.format_value(pooled_ind.paper)}).",
+                  relation_verdict(tuple(sorted(PAPER_ARMS, key=pooled.exact.get, reverse=True)) == PAPER_ARMS)),
+        Statement(f"Our update variance {'rises' if rises else 'does not rise'} from the zero-clipping control to "
+                  "the clipping stress as the paper's does.", relation_verdict(rises)),
+        Statement(f"{reading_text(rows)[0].upper()}{reading_text(rows)[1:]}; {counted[claims.NOT_COMPARED]} "
+                  f"measured values are not compared in size, only the orderings the paper states for them: "
+                  f"{not_compared_text(rows)}.", OPEN)]
+    if inconclusive:
+        statements.append(Statement(f"{len(inconclusive)} {'result is' if len(inconclusive) == 1 else 'results are'} "
+                                    f"inconclusive ({'; '.join(inconclusive)}).", claims.INCONCLUSIVE))
     landing = (f"Gradient noise: Proposition 3 holds, and coupling lowers the return, gradient and update noise "
                f"{order}.",
                f"The sizes do not transfer: full coupling keeps {gradient['full']:.3f} of the independent gradient "
                f"noise (paper: {claims.format_value(paper_full)}), OSCC-Select "
                f"{'is' if select_lowest else 'is not'} the lowest arm, and on {POOLED_READING}, the paper's "
                f"reading, the frontier's contrast variances are {pooled_order_text(pooled)}.")
-    return Findings((holds, does_not, open_), landing, counts=tally_text(counts(rows)))
+    return Findings.filed(statements, landing, counts=tally_text(counts(rows)))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from oscc_core.reporting import claims, comparability
-from oscc_core.reporting.findings import Findings
+from oscc_core.reporting.findings import OPEN, Findings, Statement, relation_verdict
 from oscc_core.reporting.ledger_lines import section_lines
 from oscc_core.reporting.rows import Row
 from oscc_core.reporting.tally import chapter_tally, measured_key, tally_text
@@ -110,23 +110,33 @@ def findings(rows: list[Row], three: dict, two: dict, sweep_rows: list[dict], su
     adverse = [r for r in sweep_rows if r["map"] != "semantic"]
     wrong, runs = sum(r["family-wise false selections"] for r in adverse), sum(r["repetitions"] for r in adverse)
     below = "below" if g["false_upper"] <= delta else "not below"
-    holds = (f"The certificate keeps Theorem 1's promise: in the near-zero and negative covariance regimes "
-             f"{wrong:,} of {runs:,} calibrations select a coupling whose exact gain is not positive (the largest "
-             f"rate's exact upper 95% bound is {g['false_upper']:.4f}, {below} delta = {delta:g}), and the "
-             f"certification rate grows from {g['cert_first']:.3f} at {g['n_first']} to {g['cert_last']:.3f} at "
-             f"{g['n_last']} calibration groups per stratum; with two actions RV-Select picks {sel2['rv']} and "
-             f"Oracle-Select {sel2['oracle']}.")
+    within = g["false_upper"] <= delta
+    rises = g["cert_last"] > g["cert_first"]
     n_cont = int((scan["noise argmin"] == "continuation_only").sum())
-    does_not = (f"The paper's three-action result does not reproduce: OSCC-Select picks {sel3['oscc']}, RV-Select "
-                f"{sel3['rv']} and Oracle-Select {sel3['oracle']}, and continuation-only coupling minimises the "
-                f"noise for {n_cont} of the {len(scan)} root policies we scan; of the paper's measured selector "
-                f"values whose size we compare, {_counts_text(compared)}.")
+    three = _three_action_verdict(rows)
     n_inc = counts[claims.INCONCLUSIVE]
-    inconclusive = ("no size comparison is inconclusive" if n_inc == 0 else
-                    f"{n_inc} size comparison{' is' if n_inc == 1 else 's are'} inconclusive")
-    open_ = (f"No number is impossible under the rules and {inconclusive}; {n_not_compared} of the paper's values "
-             f"are not compared in size ({_families_text(counted)}), and of the orderings and signs it states for "
-             f"them {_counts_text(orderings)}.")
+    statements = [
+        Statement(f"The certificate keeps Theorem 1's promise: in the near-zero and negative covariance regimes "
+                  f"{wrong:,} of {runs:,} calibrations select a coupling whose exact gain is not positive (the "
+                  f"largest rate's exact upper 95% bound is {g['false_upper']:.4f}, {below} delta = {delta:g}).",
+                  relation_verdict(within)),
+        Statement(f"The certification rate {'grows' if rises else 'does not grow'} from {g['cert_first']:.3f} at "
+                  f"{g['n_first']} to {g['cert_last']:.3f} at {g['n_last']} calibration groups per stratum.",
+                  relation_verdict(rises)),
+        Statement(f"With two actions RV-Select picks {sel2['rv']} and Oracle-Select {sel2['oracle']}.",
+                  relation_verdict(sel2["rv"] == sel2["oracle"] == FULL_CHOICE)),
+        Statement(f"With three actions OSCC-Select picks {sel3['oscc']}, RV-Select {sel3['rv']} and Oracle-Select "
+                  f"{sel3['oracle']}, and continuation-only coupling minimises the noise for {n_cont} of the "
+                  f"{len(scan)} root policies we scan; the orderings the paper states for these rows (OSCC-Select's "
+                  f"noise trace below RV-Select's, its contrast variance above) {three[1]}.", three[0]),
+        Statement(f"Of the paper's measured selector values whose size we compare, {_counts_text(compared)}.",
+                  claims.REPRODUCED if compared.get(claims.REPRODUCED, 0) == sum(compared.values())
+                  else claims.NOT_REPRODUCED),
+        Statement(f"{n_not_compared} of the paper's values are not compared in size ({_families_text(counted)}), "
+                  f"and of the orderings and signs it states for them {_counts_text(orderings)}.", OPEN)]
+    if n_inc:
+        statements.append(Statement(f"{n_inc} size comparison{' is' if n_inc == 1 else 's are'} inconclusive.",
+                                    claims.INCONCLUSIVE))
     landing = (f"Selector: {wrong:,} of {runs:,} calibrations in the adverse covariance regimes select a coupling "
                f"that does not help (upper 95% bound {g['false_upper']:.4f}, {below} delta = {delta:g}), as "
                f"Theorem 1 promises; certification grows from {g['cert_first']:.3f} to {g['cert_last']:.3f} over "
@@ -134,4 +144,19 @@ def findings(rows: list[Row], three: dict, two: dict, sweep_rows: list[dict], su
                f"With three actions OSCC-Select picks {sel3['oscc']} and Oracle-Select {sel3['oracle']}, not the "
                f"paper's continuation-only coupling, which minimises the noise for {n_cont} of {len(scan)} scanned "
                f"root policies.")
-    return Findings((holds, does_not, open_), landing, counts=tally_text(chapter_tally(STEM, rows)))
+    return Findings.filed(statements, landing, counts=tally_text(chapter_tally(STEM, rows)))
+
+
+#: How a selection record names full coupling (the paper: "all two-action selectors choose full coupling").
+FULL_CHOICE = "full"
+#: The three-action rows whose orderings the paper's sentences state (`action_support.STATED_THREE`).
+THREE_ACTION_ROWS = ("multi_action.3_actions.oscc_select.gradient_noise_trace",
+                     "multi_action.3_actions.oscc_select.contrast_variance")
+
+
+def _three_action_verdict(rows: list[Row]) -> tuple[str, str]:
+    """(the verdict, a phrase) of the orderings the paper states for the three-action rows, judged on our exact
+    values: reproduced when all hold, not reproduced when one fails."""
+    found = [r for r in rows if r.claim_id in THREE_ACTION_ROWS and r.primary and r.relation]
+    held = all(r.relation_holds for r in found) and bool(found)
+    return relation_verdict(held), ("hold on our exact values" if held else "do not all hold on our exact values")
