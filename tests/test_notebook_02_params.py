@@ -7,6 +7,7 @@ import pytest
 from notebook_runs import assert_stops_naming, run_notebook
 
 from oscc_core.reporting import claims
+from oscc_core.reporting.params import OUTPUT_DIR_OVERRIDE
 
 STEM = "02_covariance"
 ARMS = ("independent", "root_only", "continuation_only", "full", "policy_namespace")
@@ -18,9 +19,13 @@ SMALL = {"n_groups": 2_000, "n_bootstrap": 50, "seeds": [13, 17], "seed_groups":
 
 @pytest.fixture(scope="module")
 def small_results(tmp_path_factory):
-    """The results file of one small run of the notebook."""
+    """The results file of one small run of the notebook.  A module fixture is made before the function fixture
+    that clears OSCC_OUTPUT_DIR (conftest's `_explicit_output_dirs`), so it clears the variable itself: exported
+    (as the test targets export it), it would send the results elsewhere."""
     out = tmp_path_factory.mktemp("covariance")
-    run_notebook(STEM, out, **SMALL)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv(OUTPUT_DIR_OVERRIDE, raising=False)
+        run_notebook(STEM, out, **SMALL)
     return json.loads((out / "results" / "02_covariance.json").read_text())
 
 
