@@ -25,11 +25,12 @@ def test_the_table_stops_on_a_key_claim_missing_from_the_ledger():
         key_claims.key_lines([_line(id=key_claims.KEY_CLAIMS[0][0])])
 
 
-def test_why_says_the_paper_value_lies_outside_our_interval_and_the_relation_holds():
-    line = _line(exact=48.87879181, relation="paired variance < independent variance", **{"relation holds": True,
-                                                                                          "relation resolved": True})
-    assert key_claims.why(line) == ("exact 48.88; the paper's value lies outside our 95% interval; "
-                                    "“paired variance < independent variance” holds")
+def test_why_says_the_relation_then_the_size_then_the_cause_and_leaves_the_reading_to_its_detail_line():
+    line = _line(exact=48.87879181, relation="paired variance < independent variance", reading="all roots",
+                 cause="unexplained", **{"relation holds": True, "relation resolved": True})
+    assert key_claims.why(line) == ("“paired variance < independent variance” holds; the paper's value lies outside "
+                                    "our 95% interval; cause: unexplained")
+    assert key_claims.reading_detail(line) == "reading: all roots"
 
 
 def test_why_says_inside_when_the_paper_value_is_in_our_interval():
@@ -38,13 +39,20 @@ def test_why_says_inside_when_the_paper_value_is_in_our_interval():
 
 def test_why_flags_a_relation_that_holds_on_the_estimate_but_is_not_resolved():
     line = _line(relation="a < b", **{"relation holds": True, "relation resolved": False})
-    assert key_claims.why(line).endswith("“a < b” holds, unresolved at 95%")
+    assert key_claims.why(line).startswith("“a < b” holds, unresolved at 95%")
 
 
 def test_why_without_an_interval_gives_the_ratio_or_the_percentage():
     # 1.194 / 0.1184 = 10.08: "10.1 times"; 0.6667 / 0.995 - 1 = -33.0%
     assert key_claims.why(_line(paper=0.1184, ours=1.194, interval=None)) == "ours is 10.1 times the paper's"
     assert key_claims.why(_line(paper=0.995, ours=0.6666666667, interval=None)) == "ours is 33% lower than the paper's"
+
+
+def test_a_key_claims_why_is_never_cut_and_its_reading_stands_in_a_detail_line():
+    long_reading = "choices the paper leaves open: " + "a choice, " * 60
+    ledger = [_line(id=cid, reading=long_reading) for cid, _ in key_claims.KEY_CLAIMS]
+    table = key_claims.key_claims_html(ledger)
+    assert "…" not in table and table.count('<div class="oscc-why-detail">reading: choices') == len(ledger)
 
 
 def test_an_impossible_key_claim_counts_the_readings_under_which_the_rules_exclude_it():
@@ -63,13 +71,38 @@ def test_the_counts_sentence_compares_all_but_the_not_compared_and_counts_readin
     assert text.endswith("7 verdicts of the whole ledger depend on the reading.")
 
 
-def test_the_learning_sentence_reads_the_ordering_relation():
-    line = _line(id=key_claims.LEARNING, paper=0.1184, ours=1.194, verdict="not reproduced",
-                 **{"relation holds": True, "relation resolved": False})
-    assert "best learned arm on average, but not resolved at 95%" in key_claims.learning_sentence([line])
-    resolved = {**line, "relation resolved": True}
-    assert "the best learned arm, resolved at 95%" in key_claims.learning_sentence([resolved])
-    assert "is not the best learned arm" in key_claims.learning_sentence([{**line, "relation holds": False}])
+def _bottom_ledger(red_ours=23.35, red_interval=(22.6, 24.1), resolved=True, learn_verdict="not reproduced",
+                   guarantees="reproduced") -> list[dict]:
+    red = _line(id=key_claims.REDUCTION, paper=55.87, ours=red_ours, interval=list(red_interval), verdict="partly",
+                relation="variance reduction > 0", cause="unexplained",
+                **{"relation holds": red_ours > 0, "relation resolved": resolved})
+    learn = _line(id=key_claims.LEARNING, paper=0.1184, ours=1.194, verdict=learn_verdict, cause="the learner")
+    rest = [_line(id=cid, verdict=guarantees) for cid, _ in key_claims.GUARANTEES]
+    return [red, learn, *rest]
+
+
+def test_the_bottom_line_says_what_holds_what_does_not_and_why_in_one_sentence():
+    text = key_claims.bottom_line(_bottom_ledger())
+    assert text == ("Coupling lowers the variance of an action contrast, the audit rejects every deliberate violation, "
+                    "no information state exposes the opponent's card, the selector's false selection stays within "
+                    "Theorem 1's bound and no checkpoint leaks a hidden card, as the paper says; its sizes do not "
+                    "hold: the reduction is 23.35% against its 55.87% (unexplained: no experiment of ours accounts "
+                    "for it) and CP-GRPO's Leduc exploitability is 1.194 chips against its 0.1184 (the learner: the "
+                    "learner the paper describes stalls far from equilibrium at its budget).")
+
+
+def test_the_bottom_line_names_only_what_our_numbers_reproduce_as_holding():
+    text = key_claims.bottom_line(_bottom_ledger(resolved=False, guarantees="not reproduced"))
+    assert text.startswith("None of the paper's guarantees holds on our numbers; its sizes do not hold")
+    assert "lowers" not in text
+
+
+def test_the_opening_puts_the_bottom_line_first_and_then_the_counts_with_the_gaps_by_cause():
+    counted = {"measurements": {v: 1 for v in claims.VERDICTS}, "reading dependent": 0,
+               "causes": {"the learner": 2, "unexplained": 3}}
+    text = key_claims.verdict_text(counted, _bottom_ledger())
+    assert text.startswith("Coupling lowers") and text.index("Of the 7 values") > text.index("as the paper says")
+    assert text.endswith("The 5 gaps by cause: 3 unexplained, 2 the learner.")
 
 
 def test_the_table_prints_the_paper_value_as_printed_and_ours_to_four_figures():
@@ -91,10 +124,9 @@ def test_a_key_claim_of_a_chapter_not_run_shows_a_dash_and_says_so():
     assert table.count(">its chapter has not been run<") == len(key_claims.KEY_CLAIMS)   # the cell, not its tooltip
 
 
-def test_the_verdict_names_the_chapter_not_run_instead_of_a_number():
+def test_the_bottom_line_names_the_chapter_not_run_instead_of_a_number():
     ledger = [_line(id=cid, verdict=None, ours=None, interval=None) for cid, _ in key_claims.KEY_CLAIMS]
-    assert key_claims.coupling_sentence(ledger).startswith("The covariance chapter has not been run")
-    assert key_claims.learning_sentence(ledger).startswith("The solver chapter has not been run")
+    assert key_claims.bottom_line(ledger).startswith("The covariance chapter has not been run")
 
 
 def test_within_five_percent_is_five_percent_of_our_value_not_the_papers():
@@ -110,19 +142,11 @@ def test_times_replaces_a_percentage_from_a_factor_of_two_either_way(ours, phras
     assert key_claims.deviation_phrase(1.0, ours) == phrase
 
 
-def _coupling_ledger(reduction: float, interval):
-    ind = _line(id=key_claims.INDEPENDENT, paper=41.1158, ours=48.94, exact=48.88)
-    cp = _line(id=key_claims.COUPLED, paper=18.1441, ours=37.51, exact=37.46)
-    red = _line(id=key_claims.REDUCTION, paper=55.87, ours=reduction, interval=interval, exact=23.36)
-    return [ind, cp, red]
-
-
-def test_lowers_is_decided_by_the_interval_where_there_is_one_not_by_the_estimate():
-    assert "Coupling the rollouts lowers" in key_claims.coupling_sentence(_coupling_ledger(23.35, [22.6, 24.1]))
+def test_lowers_is_said_only_where_the_reduction_holds_and_our_intervals_resolve_it():
+    assert key_claims.bottom_line(_bottom_ledger(23.35, (22.6, 24.1), True)).startswith("Coupling lowers")
     # a positive estimate whose interval reaches below zero does not resolve the reduction
-    assert "does not resolvably lower" in key_claims.coupling_sentence(_coupling_ledger(3.0, [-0.5, 6.5]))
-    assert "does not resolvably lower" in key_claims.coupling_sentence(_coupling_ledger(-1.0, None))
-    assert "Coupling the rollouts lowers" in key_claims.coupling_sentence(_coupling_ledger(1.0, None))
+    assert "lowers" not in key_claims.bottom_line(_bottom_ledger(3.0, (-0.5, 6.5), False))
+    assert "lowers" not in key_claims.bottom_line(_bottom_ledger(-1.0, (-2.0, 0.5), False))
 
 
 def test_the_guarantees_follow_the_headline_claims_and_name_entries_of_the_claims_file():

@@ -54,10 +54,12 @@ GAP_VERDICTS = (claims.INCONCLUSIVE, claims.PARTLY, claims.DEPENDS, claims.NOT_R
 
 @dataclass(frozen=True)
 class Cause:
-    """One cause of a gap: its `name` (what a tally prints) and the `sentence` a reader is given for it."""
+    """One cause of a gap: its `name` (what a tally prints), the `sentence` a reader is given for it, and `short`,
+    the clause a one-sentence summary (the landing page's bottom line) gives it."""
 
     name: str
     sentence: str
+    short: str = ""
 
     def __post_init__(self):
         if not (self.name.strip() and self.sentence.strip()):
@@ -66,18 +68,19 @@ class Cause:
 
 LEARNER = Cause("the learner", "the learner the paper describes (decision points drawn on-policy, as its text says) "
                 "stalls far from equilibrium at the paper's budget, so every number of the policies it reaches "
-                "(exploitability, values, returns, update sizes) differs from the paper's")
+                "(exploitability, values, returns, update sizes) differs from the paper's",
+                "the learner the paper describes stalls far from equilibrium at its budget")
 OPEN_PARAMETER = Cause("an open parameter", "a choice the paper leaves open (a step size, a clip, the evaluation "
                        "opponent, which roots or cards a row holds) sets the size, so the size says which choice the "
-                       "paper made as much as whether it is right")
+                       "paper made as much as whether it is right", "a choice the paper leaves open sets the size")
 CONSTRUCTION = Cause("another construction or unit", "the paper's number belongs to another construction, design "
-                     "or unit than the one its text lets us rebuild")
+                     "or unit than the one its text lets us rebuild", "the paper measures another construction")
 PAPER = Cause("the paper's own numbers", "the paper's numbers disagree with each other or with a bound of the "
-              "game's rules")
+              "game's rules", "the paper's numbers disagree with the game's rules or with each other")
 PRECISION = Cause("our precision", "the size agrees, but our 95% intervals also hold values that contradict the "
-                  "relation the paper states: more seeds or groups would decide it")
+                  "relation the paper states: more seeds or groups would decide it", "our runs do not resolve it")
 UNEXPLAINED = Cause("unexplained", "no experiment of the book accounts for the gap; it is counted, not explained "
-                    "away")
+                    "away", "no experiment of ours accounts for it")
 #: Every cause, in the order the tallies list them.
 CAUSES = (LEARNER, OPEN_PARAMETER, CONSTRUCTION, PAPER, PRECISION, UNEXPLAINED)
 _BY_NAME = {c.name: c for c in CAUSES}

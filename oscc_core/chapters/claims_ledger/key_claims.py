@@ -1,4 +1,5 @@
-"""The landing page's opening: a three-sentence verdict and a table of the paper's key claims.
+"""The landing page's opening: the bottom line in one sentence, the counts with the gaps by cause, and a table of the
+paper's key claims (each row's why short: the relation, the outcome and the cause, the reading in a detail line).
 
 Both are written from the ledger's lines and counts alone (the verdicts, our values and intervals, the exact
 values and the relations the rows declared), so they say what the chapters measured and change when a chapter's
@@ -12,7 +13,7 @@ from __future__ import annotations
 import html
 from collections import Counter
 
-from oscc_core.reporting import claims, comparability
+from oscc_core.reporting import causes, claims, comparability, tally
 from oscc_core.reporting.tables import interval_text, significant_text
 
 #: (claim id, what the row is called on the landing page), in the order of the paper's argument.
@@ -116,8 +117,15 @@ def readings_phrase(line: dict) -> str | None:
     return f"reading: {line['reading']}" if line.get("reading") else None
 
 
+def cause_phrase(line: dict) -> str | None:
+    """"cause: <name>" for a gap that names its cause (`reporting.causes`), else None."""
+    return f"cause: {line['cause']}" if line.get("cause") else None
+
+
 def why(line: dict) -> str:
-    """One line on why the key claim got its verdict, from the ledger line's own fields."""
+    """One short line on why the key claim got its verdict, from the ledger line's own fields: the relation the
+    paper states and whether it holds, the outcome of the size test, and the cause of a gap (the reading stands in
+    a detail line of its own, `reading_detail`)."""
     verdict = line.get("verdict")
     if verdict is None:
         return "its chapter has not been run"
@@ -131,16 +139,14 @@ def why(line: dict) -> str:
         readings = len(line.get("readings") or ()) or 1
         return (f"the game's rules bound it below the paper's value under {'all ' if readings > 1 else ''}"
                 f"{readings} reading{'s' if readings > 1 else ''} of the quantity its chapter computes")
-    parts = [f"exact {number(line['exact'])}"] if line.get("exact") is not None else []
-    if verdict != claims.DEPENDS:
-        parts.append(size_phrase(line))
-    relation = relation_phrase(line)
-    if relation:
-        parts.append(relation)
-    readings = readings_phrase(line)
-    if readings:
-        parts.append(readings)
+    parts = [p for p in (relation_phrase(line), size_phrase(line) if verdict != claims.DEPENDS else
+                         "the verdict depends on the reading", cause_phrase(line)) if p]
     return "; ".join(parts)
+
+
+def reading_detail(line: dict) -> str | None:
+    """The key claim's detail line: the reading its verdict rests on, and the other readings' verdicts."""
+    return readings_phrase(line)
 
 
 def verdict_cell(line: dict) -> str:
@@ -150,18 +156,19 @@ def verdict_cell(line: dict) -> str:
                       else "")
 
 
-#: The longest "why" a key-claims row shows (about four lines of its column); the whole text is its tooltip.
-SHORT_WHY = 200
+def _why_cell(line: dict) -> str:
+    """The why cell: the short line, and the reading under it in a detail line of its own (whole, never cut)."""
+    detail = reading_detail(line)
+    return (f"<td>{html.escape(why(line))}"
+            + (f'<div class="oscc-why-detail">{html.escape(detail)}</div>' if detail else "") + "</td>")
 
 
 def _row(cid: str, label: str, line: dict) -> str:
-    text = why(line)
-    short = text if len(text) <= SHORT_WHY else text[:SHORT_WHY].rsplit(" ", 1)[0] + " …"
     cells = (f'<td title="{html.escape(cid, quote=True)}">{html.escape(label)}</td>',
              f"<td>{html.escape(claims.format_value(line['paper']))}</td>",
              f"<td>{html.escape(ours_cell(line))}</td>",
              f"<td>{html.escape(verdict_cell(line))}</td>",
-             f'<td title="{html.escape(text, quote=True)}">{html.escape(short)}</td>')
+             _why_cell(line))
     return "<tr>" + "".join(cells) + "</tr>"
 
 
@@ -200,9 +207,55 @@ def key_claims_html(ledger: list[dict], found: dict[str, dict] | None = None) ->
 
 
 def verdict_text(counted: dict, ledger: list[dict]) -> str:
-    """Three sentences: how the paper's measured values fare, what the coupling does to the contrast variance,
-    and what it does for learning, each from the ledger."""
-    return " ".join((counts_sentence(counted), coupling_sentence(ledger), learning_sentence(ledger)))
+    """The landing page's opening: the bottom line in words (`bottom_line`), then how the paper's measured values
+    fare and the gaps by cause (`counts_sentence`, `tally.causes_text`), each from the ledger."""
+    return " ".join((bottom_line(ledger), counts_sentence(counted) + tally.causes_text(counted)))
+
+
+#: A few words for each guarantee the bottom line names when it holds (`GUARANTEES`, in order).
+GUARANTEE_WORDS = {"text_rootbudget.safety.rejected_groups_per_condition": "the audit rejects every deliberate "
+                                                                            "violation",
+                   "method_obs.observation_audit.opponent_card_exposures": "no information state exposes the "
+                                                                          "opponent's card",
+                   "calibration.2048.false_selection_rate": "the selector's false selection stays within Theorem 1's "
+                                                            "bound",
+                   "measured_transfer.kuhn.cp_grpo_paired.leakage_violations": "no checkpoint leaks a hidden card"}
+
+
+def _gap_clause(line: dict, what: str) -> str:
+    """'<what> (<cause>: <its short clause>)' for a key claim whose size is not reproduced."""
+    cause = line.get("cause")
+    short = causes.cause_named(cause).short if cause else ""
+    return what + (f" ({cause}: {short})" if cause else "")
+
+
+def bottom_line(ledger: list[dict]) -> str:
+    """One sentence in words, first on the landing page: what holds (the coupling's direction and the guarantees
+    the paper states, where our numbers reproduce them), what does not (the headline reduction's size and the
+    learning result, where they are not reproduced) and why (each gap's cause), from the ledger's lines."""
+    by_id = {r["id"]: r for r in ledger}
+    red, learn = by_id[REDUCTION], by_id[LEARNING]
+    if red.get("ours") is None:
+        return "The covariance chapter has not been run, so the book's bottom line is not drawn yet."
+    held = ([] if not (red.get("relation holds") and red.get("relation resolved") is not False)
+            else ["coupling lowers the variance of an action contrast"])
+    held += [GUARANTEE_WORDS[cid] for cid, _ in GUARANTEES
+             if by_id.get(cid, {}).get("verdict") == claims.REPRODUCED]
+    failed = []
+    if red["verdict"] != claims.REPRODUCED:
+        failed.append(_gap_clause(red, f"the reduction is {number(red['ours'])}% against its "
+                                       f"{claims.format_value(red['paper'])}%"))
+    if learn.get("ours") is not None and learn["verdict"] != claims.REPRODUCED:
+        failed.append(_gap_clause(learn, f"CP-GRPO's Leduc exploitability is {number(learn['ours'])} chips against "
+                                         f"its {claims.format_value(learn['paper'])}"))
+    holds = (_join(held)[0].upper() + _join(held)[1:] + ", as the paper says") if held else \
+        "None of the paper's guarantees holds on our numbers"
+    return holds + (f"; its sizes do not hold: {_join(failed)}." if failed else "; its headline sizes hold too.")
+
+
+def _join(parts: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def counts_sentence(counted: dict) -> str:
@@ -215,32 +268,3 @@ def counts_sentence(counted: dict) -> str:
             f"{m[claims.INCONCLUSIVE]:,} are inconclusive, {m[claims.DEPENDS]:,} depend on the reading of the "
             f"paper's words and {m[claims.IMPOSSIBLE]:,} are impossible under the game's rules; {dependent:,} "
             f"verdicts of the whole ledger depend on the reading.")
-
-
-def coupling_sentence(ledger: list[dict]) -> str:
-    by_id = {r["id"]: r for r in ledger}
-    red, ind, cp = by_id[REDUCTION], by_id[INDEPENDENT], by_id[COUPLED]
-    if any(r["ours"] is None for r in (red, ind, cp)):
-        return "The covariance chapter has not been run, so the coupling's effect is not stated here."
-    lowers = red["interval"][0] > 0 if red.get("interval") else red["ours"] > 0
-    verb = "lowers" if lowers else "does not resolvably lower"
-    return (f"Coupling the rollouts {verb} the variance of an action contrast: by {number(red['ours'])}% over all "
-            f"roots (exact {number(red['exact'])}%) against the paper's {claims.format_value(red['paper'])}% "
-            f"(independent rollouts {number(ind['ours'])} chips² against the paper's "
-            f"{claims.format_value(ind['paper'])}, full coupling {number(cp['ours'])} against "
-            f"{claims.format_value(cp['paper'])}).")
-
-
-def learning_sentence(ledger: list[dict]) -> str:
-    line = next(r for r in ledger if r["id"] == LEARNING)
-    if line["ours"] is None:
-        return "The solver chapter has not been run, so the learning result is not stated here."
-    if line.get("relation holds") and line.get("relation resolved"):
-        rank = "it is the best learned arm, resolved at 95%"
-    elif line.get("relation holds"):
-        rank = "it is the best learned arm on average, but not resolved at 95%"
-    else:
-        rank = "it is not the best learned arm"
-    return (f"For learning, CP-GRPO's exact Leduc exploitability at the paper's budget is {number(line['ours'])} "
-            f"chips, {deviation_phrase(line['paper'], line['ours'])} {claims.format_value(line['paper'])}, and {rank} "
-            f"({line['verdict']}).")

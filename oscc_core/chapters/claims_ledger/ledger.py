@@ -260,6 +260,9 @@ def _tally_glue(counted: dict) -> dict[str, str]:
     by construction; ledger_values and ledger_printings."""
     out = {"ledger_values": f"{counted['values']:,}", "ledger_printings": f"{counted['printings']:,}",
            "ledger_counts_text": tally.tally_text(counted),
+           "ledger_causes_text": tally.causes_text(counted).strip() or "No value is a gap.",
+           **{f"ledger_cause_{c.name.replace(' ', '_').replace(chr(39), '')}": f"{counted['causes'][c.name]:,}"
+              for c in causes.CAUSES},
            "ledger_reading_dependent": f"{counted['reading dependent']:,}",
            "ledger_orderings": f"{sum(counted['orderings'].values()):,}",
            **{f"ledger_orderings_{v.replace(' ', '_')}": f"{n:,}" for v, n in counted["orderings"].items()}}

@@ -65,6 +65,23 @@ def values_frame(counts: dict):
     return frame
 
 
+def causes_frame(counts: dict):
+    """The gaps of each chapter's section (values not reproduced, partly, inconclusive or depending on the reading,
+    each counted once) by cause (`reporting.causes`), with a total row and column: what each chapter's box and the
+    landing page tally."""
+    import pandas as pd
+
+    from oscc_core.reporting import causes
+
+    names = [c.name for c in causes.CAUSES]
+    rows = {stem: [counted["causes"][n] for n in names] for stem, counted in counts["tally by chapter"].items()}
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=names)
+    frame.loc["total"] = frame.sum()
+    frame["gaps"] = frame.sum(axis=1)
+    frame.index.name = "chapter"
+    return frame
+
+
 def classes_frame(counts: dict):
     """The whole ledger's values by class (measured values, checks, the paper's intervals, values true by
     construction) and verdict, with row totals and a total row."""

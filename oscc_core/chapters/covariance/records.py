@@ -68,12 +68,13 @@ def counted(tables: dict[str, list]) -> dict[str, list]:
 
 def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: list[dict],
             identity_records: dict, grid, budget_grid, findings: fnd.Findings, update_records: dict,
-            pooled_record: dict) -> dict:
+            pooled_record: dict, hypothesis: dict | None = None) -> dict:
     """The results file's payload: the one-root audit's arm records, the pooled all-roots audit
     (`pooled_record`, `pooled.record`), every table's rows, the exact grids, the update variance of each arm and
     seed at each step size (`update_records`, `updates.results_record`, logits^2), the chapter's counts (each
-    measured value once: `reporting.tally.chapter_tally`, what the result box prints) and the findings.  The
-    equivalence records are the pooled audit's.
+    measured value once: `reporting.tally.chapter_tally`, what the result box prints), the findings and the
+    hypothesis of the mismatched construction (`hypothesis`, `findings.hypothesis_values` with its root: the
+    landing page states it under the headline figure).  The equivalence records are the pooled audit's.
 
     `tables` maps the names of `TABLES` to their rows; refuses a claim id with two primary rows.
     """
@@ -104,4 +105,5 @@ def payload(audit: PairedAudit, tables: dict[str, list], equivalence_records: li
         "not_compared": tab.rows_record(tables["not_compared"]),
         "verdict_counts": chapter_tally(STEM, [r for rows in tables.values() for r in rows]),
         fnd.RESULTS_KEY: findings.record(),
+        **({"hypothesis": hypothesis} if hypothesis is not None else {}),
     }
