@@ -14,12 +14,13 @@ seed (matched batches), so per-seed differences between arms are paired.
 
 Readings of the step size.  The size of an update variance is set by the step
 size η (for small steps it grows as η², the displacement being η times a
-gradient), and the paper gives no η.  So every update variance is compared
+gradient), and the paper gives no η.  So every update variance is listed
 under a grid of step sizes fixed before looking at the numbers (the notebook
 parameter ``update_eta_readings``: by default the chapter's η and one decade
 either side), one reading per η (`update_rows`, `Row.under_readings` with no
-paper reading: the paper's text fixes none).  Where the readings' verdicts
-differ, the row depends on the reading.
+paper reading: the paper's text fixes none), and its size is compared under
+none of them (`reporting.comparability`, "update variances"); the ordering of
+the arms the paper states is judged at the chapter's η.
 
 The root-only and continuation-only arms have no learner arm of their own;
 they step with the collector arm's construction (`learning.coupling_arms`).
@@ -44,6 +45,7 @@ from oscc_core.learning.coupling_arms import BASE_RUN_ARM, LEARNER_CONSTRUCTION,
 from oscc_core.learning.loop import RunSpec, Schedule
 from oscc_core.learning.update_variance import update_variances
 from oscc_core.policy import resolve_policy
+from oscc_core.reporting import comparability
 from oscc_core.reporting.rows import Relation, Row
 
 KEY = "update_variance"
@@ -149,17 +151,6 @@ def update_rows(by_eta: dict[float, dict]) -> list[Row]:
     return [Row.under_readings(list(rows)) for rows in zip(*per_eta)]
 
 
-def verdicts_by_eta(rows: list[Row]) -> dict[str, dict[str, int]]:
-    """Reading -> verdict -> how many of `rows` (primary rows of `update_rows`, printings left out) take it."""
-    out: dict[str, dict[str, int]] = {}
-    for r in rows:
-        if r.primary and r.printing_of is None:
-            for x in r.readings:
-                counts = out.setdefault(x["reading"], {})
-                counts[x["verdict"]] = counts.get(x["verdict"], 0) + 1
-    return out
-
-
 def update_frame(by_eta: dict[float, dict]):
     """Per step size and arm: the update variance of each seed and the seed mean (logits^2), as a table."""
     import pandas as pd
@@ -186,17 +177,22 @@ def _and(words: list[str]) -> str:
 
 def glue_values(rows: list[Row], by_eta: dict[float, dict]) -> dict:
     """What the text says about the update variances, by glue name: the step sizes of the readings
-    (``update_eta_grid``), each reading's verdicts (``update_verdicts_text``), how many rows depend on the reading
+    (``update_eta_grid``), how far ours lie from the paper's under each (``update_verdicts_text``: their size is
+    not compared, `reporting.comparability`, so no verdict per step size), how many rows depend on the reading
     (``update_reading_dependent``), the smallest and largest factor ours / paper at the chapter's step size
     (``update_factor_low`` / ``_high``), and the grid's step sizes just below and above the paper's values
     (``update_eta_below`` / ``_above``: the largest eta whose every arm lies below the paper's value, the smallest
     whose every arm lies above; "none" where the grid has none)."""
     etas = list(by_eta)
     mine = [r for r in rows if r.primary and r.printing_of is None]
-    by_reading = verdicts_by_eta(mine)
-    parts = [f"at η = {eta:g}, " + ", ".join(f"{n} {v}" for v, n in by_reading[eta_reading(eta)].items())
-             for eta in etas]
     chapter = [r for r in mine if r.readings]
+
+    def times(eta: float) -> str:             # ours / the paper's at one step size, over the chapter's rows
+        f = [float(next(x["ours"] for x in r.readings if x["reading"] == eta_reading(eta))) / float(r.paper)
+             for r in chapter]
+        return f"at η = {eta:g} ours are {min(f):.2g} to {max(f):.2g} times the paper's"
+
+    parts = [times(eta) for eta in etas]
     factors = [float(r.readings[0]["ours"]) / float(r.paper) for r in chapter]
     paper = {r.claim_id: float(r.paper) for r in chapter}
 
@@ -213,6 +209,7 @@ def glue_values(rows: list[Row], by_eta: dict[float, dict]) -> dict:
     above = [eta for eta in etas if sides[eta] == "above"]
     return {"update_eta_grid": _and([f"η = {eta:g}" for eta in sorted(etas)]),
             "update_verdicts_text": "; ".join(parts),
+            "why_update_size": comparability.reason_of("update variances"),
             "update_reading_dependent": sum(bool(r.reading_dependent) for r in mine),
             "update_factor_low": min(factors), "update_factor_high": max(factors),
             "update_eta_below": f"{max(below):g}" if below else "none",
