@@ -46,6 +46,7 @@ from oscc_core.learning.loop import RunSpec, Schedule
 from oscc_core.learning.update_variance import update_variances
 from oscc_core.policy import resolve_policy
 from oscc_core.reporting import comparability
+from oscc_core.reporting.numbers import significant_text
 from oscc_core.reporting.rows import Relation, Row
 
 KEY = "update_variance"
@@ -190,7 +191,8 @@ def glue_values(rows: list[Row], by_eta: dict[float, dict]) -> dict:
     def times(eta: float) -> str:             # ours / the paper's at one step size, over the chapter's rows
         f = [float(next(x["ours"] for x in r.readings if x["reading"] == eta_reading(eta))) / float(r.paper)
              for r in chapter]
-        return f"at η = {eta:g} ours are {min(f):.2g} to {max(f):.2g} times the paper's"
+        return (f"at η = {eta:g} ours are {significant_text(min(f), 2)} to {significant_text(max(f), 2)} times "
+                f"the paper's")                          # 120, not 1.2e+02
 
     parts = [times(eta) for eta in etas]
     factors = [float(r.readings[0]["ours"]) / float(r.paper) for r in chapter]
