@@ -167,3 +167,31 @@ def test_the_minimum_is_no_larger_than_any_value_and_no_earlier_budget_holds_it(
     low, where = got
     assert curve[where] == low and all(v >= low for v in curve.values())
     assert all(curve[b] > low for b in curve if b < where)
+
+
+# ----- what mutation testing found unpinned ------------------------------------------------------------------------
+def test_crossings_one_call_apart_still_have_an_interval():
+    # exactly at stored budgets 100 and 101: logs log 100 and log 101
+    got = rules.calls_over_seeds([records({100: 0.2}), records({10: 0.8, 101: 0.2})], 0.2)
+    half = T_ONE_DEGREE * math.log(101 / 100) / 2
+    assert got["low"] == pytest.approx(math.sqrt(100 * 101) * math.exp(-half), rel=1e-9)
+
+
+def test_a_curve_of_points_is_interpolated_in_log_log_unless_told_otherwise():
+    assert rules.crossing_of_points([(1000, 0.1), (100, 0.4)], 0.2) == (pytest.approx(100 * 10 ** 0.5, rel=1e-12),
+                                                                        100, 1000)
+    assert rules.crossing_of_points([], 0.2) is None
+
+
+def test_unknown_rules_are_refused_in_one_sentence_listing_the_known_ones():
+    with pytest.raises(ValueError, match=r"^interpolation must be one of log, linear, got 'cubic'\.$"):
+        rules.crossing_of_points([(100, 0.4)], 0.2, "cubic")
+    with pytest.raises(ValueError, match=r"^mean must be one of geometric, arithmetic, got 'harmonic'\.$"):
+        rules.calls_over_seeds([], 0.2, "log", "harmonic")
+
+
+def test_a_runs_curve_comes_in_increasing_budget_order_not_in_the_order_of_its_text():
+    curve = rules.exploitability_curve({"1000": {"exploitability_average": 0.1},
+                                        "200": {"exploitability_average": 0.2},
+                                        "100": {"exploitability_average": 0.4}})
+    assert list(curve) == [100, 200, 1000]
