@@ -28,7 +28,7 @@ EMULATED_AVX2 = NPY_DISABLE_CPU_FEATURES="$$($(NPY_AVX512))" \
 # The unit tests that pin learner trajectories bit for bit (run under each emulated CPU too).
 MACHINE_TESTS = tests/test_machine_independence.py tests/test_fixed_math.py
 
-.PHONY: setup setup-cuda lock test unit nbval portability verify-studies regenerate-studies book notebooks check-book benchmark clean
+.PHONY: setup setup-cuda lock test unit nbval portability verify-studies regenerate-studies book notebooks check-book benchmark mutants clean
 
 setup: $(STAMP)
 
@@ -121,6 +121,18 @@ check-book: setup
 	@rc=0; $(VENV)/bin/jupyter-book build . -W --keep-going --all || rc=$$?; \
 	  $(PY) scripts/check_book.py --chromium "$$(command -v chromium)" || rc=1; \
 	  exit $$rc
+
+# Mutation testing (not part of CI): mutmut, the maintained tool, installed here only (constrained to the lock, so
+# no locked version moves), mutates each rule and learner module of scripts/mutants.py's GROUPS (learning/loop.py
+# only for its options, Schedule) and runs each mutant against that module's own test files, in a scratch copy
+# outside the repository (nothing it writes lands here; mutants/ is git-ignored all the same).  Prints each module's
+# survival rate and every survivor.  MUTANT_CHILDREN: mutant processes at a time; MUTANT_ARGS: e.g. calls_rules,
+# --diffs /tmp/survivors.txt.
+MUTMUT_VERSION = 3.8.1
+MUTANT_CHILDREN ?= 2
+mutants: setup
+	$(PY) -m pip install --quiet -c requirements.lock mutmut==$(MUTMUT_VERSION)
+	nice -n 10 $(PY) scripts/mutants.py --children $(MUTANT_CHILDREN) $(MUTANT_ARGS)
 
 benchmark: setup
 	$(PY) benchmarks/bench_collect.py

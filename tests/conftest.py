@@ -19,4 +19,6 @@ from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 set_hypothesis_home_dir(tempfile.mkdtemp(prefix="hypothesis-"))
 
 settings.register_profile("book", database=None, derandomize=True, deadline=None)
-settings.load_profile("book")
+# `make mutants` runs every test once per mutant: fewer examples per property keep it to minutes
+settings.register_profile("mutants", settings.get_profile("book"), max_examples=12)
+settings.load_profile("mutants" if __import__("os").environ.get("OSCC_HYPOTHESIS_PROFILE") == "mutants" else "book")
