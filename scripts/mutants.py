@@ -50,7 +50,7 @@ GROUPS = {
         ["tests/test_rows.py", "tests/test_rule_boundaries_spec.py"]),
     "oscc_core/reporting/why.py": (
         ["oscc_core.reporting.why.x_size_sentence*"],
-        ["tests/test_why.py", "tests/test_rule_boundaries_spec.py"]),
+        ["tests/test_why.py", "tests/test_why_size_sentence_spec.py", "tests/test_rule_boundaries_spec.py"]),
     "oscc_core/reporting/study_verification.py": (
         ["oscc_core.reporting.study_verification.*"],
         ["tests/test_study_verification.py", "tests/test_study_verification_spec.py",
