@@ -47,7 +47,7 @@ GROUPS = {
         ["tests/test_claims.py", "tests/test_verdict_properties.py", "tests/test_rule_boundaries_spec.py"]),
     "oscc_core/reporting/numbers.py": (
         ["oscc_core.reporting.numbers.*"],
-        ["tests/test_rows.py", "tests/test_rule_boundaries_spec.py"]),
+        ["tests/test_rows.py", "tests/test_numbers_spec.py", "tests/test_rule_boundaries_spec.py"]),
     "oscc_core/reporting/why.py": (
         ["oscc_core.reporting.why.x_size_sentence*"],
         ["tests/test_why.py", "tests/test_why_size_sentence_spec.py", "tests/test_rule_boundaries_spec.py"]),

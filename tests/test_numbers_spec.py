@@ -1,0 +1,44 @@
+"""How the book writes a number (`oscc_core.reporting.numbers`): each case written out by hand."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from oscc_core.reporting.numbers import deviation_text, interval_text, significant_text
+
+
+@pytest.mark.parametrize("x, significant, text", [
+    (48.94, 4, "48.94"), (0.02925, 4, "0.02925"), (61_440.0, 4, "61,440"), (6.68e-6, 4, "6.680e-06"),
+    (-48.94, 4, "-48.94"), (1234.5678, 6, "1,234.57"), (0.5, 2, "0.50"), (123.0, 2, "123"),
+    (9.9996, 4, "10.00"),                        # 10.00 once rounded: two decimals, not three
+    (5e-13, 4, "0"), (-5e-13, 4, "0"), (1e-12, 4, "1.000e-12"),
+    (math.inf, 4, "inf"), (-math.inf, 4, "-inf"), (math.nan, 4, "—"),
+])
+def test_a_number_to_its_significant_figures(x, significant, text):
+    assert significant_text(x, significant) == text
+
+
+@pytest.mark.parametrize("low, high, text", [
+    (48.55, 49.36, "[48.55, 49.36]"), (0.5, 2.0, "[0.500, 2.000]"), (-2.0, 0.5, "[-2.000, 0.500]"),
+    (1e-5, 2e-5, "[1.000e-05, 2.000e-05]"), (0.0, 0.0, "[0, 0]"), (1e-13, 2e-13, "[0, 0]"),
+    (100.0, 12345.0, "[100, 12,345]"), (math.nan, 1.0, "[—, 1.000]"), (-math.inf, 1.0, "[-inf, 1.000]"),
+])
+def test_an_interval_at_the_decimals_of_its_larger_end(low, high, text):
+    assert interval_text(low, high) == text
+
+
+def test_an_interval_to_other_significant_figures():
+    assert interval_text(0.5, 2.0, 2) == "[0.5, 2.0]"
+
+
+@pytest.mark.parametrize("x, digits, text", [
+    (0.794, 1, "+79.4%"), (-0.03, 1, "-3.0%"), (0.0, 1, "+0.0%"), (-0.00001, 1, "+0.0%"), (-0.00001, 3, "-0.001%"),
+    (0.12345, 2, "+12.35%"), (None, 1, "—"), (math.nan, 1, "—"),
+])
+def test_a_relative_deviation_as_a_signed_percentage(x, digits, text):
+    assert deviation_text(x, digits) == text
+
+
+def test_a_relative_deviation_has_one_decimal_by_default():
+    assert deviation_text(0.5) == "+50.0%"
