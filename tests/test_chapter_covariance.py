@@ -37,7 +37,7 @@ from oscc_core.exact.arm_moments import Moments
 from oscc_core.method.stats import BootstrapMoments, Estimate
 from oscc_core.reporting import claims
 from oscc_core.reporting.params import ParameterError
-from oscc_core.reporting.rows import NO_PAPER, Row
+from oscc_core.reporting.rows import NO_PAPER, Relation, Row
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -691,3 +691,27 @@ def test_a_grid_of_two_contrasts_keeps_its_contrast_column():
 
     grid = pd.DataFrame([{"root": "''", "contrast": "Call - Raise"}, {"root": "'1'", "contrast": "Fold - Call"}])
     assert list(constructions.shown(grid)["contrast"]) == ["Call - Raise", "Fold - Call"]
+
+
+def test_a_headline_row_is_read_pooled_at_its_root_and_under_cfr_plus_and_the_pool_decides():
+    from dataclasses import replace as _replace
+
+    from oscc_core.chapters.covariance import pooled as pooled_module, root_readings
+    from oscc_core.reporting import reading_sets
+
+    cid = "main.independent.variance"                                                      # the paper's 41.1158
+    holds = Relation("paired variance < independent variance", True)
+    pooled = Row.compare("independent: contrast variance", cid, 48.94, 48.55, 49.36, holds)           # partly
+    at_root = pooled_module.one_root([Row.compare("independent: contrast variance", cid, 41.0, 40.5, 41.5, holds)],
+                                     "")[0]                                                 # reproduced
+    cfr = _replace(Row.compare("CFR+: independent variance", cid, 32.3, 32.0, 32.6, holds), primary=False)
+    got = root_readings.with_readings({"fixed_root": [pooled, at_root], "cfr_plus_alternative": [cfr]},
+                                      "the CFR+ average policy after 1,000 iterations")
+    row = got["fixed_root"][0]
+    assert [x["reading"] for x in row.readings] == [
+        reading_sets.CONTRAST_POOLED, "per-group budget-1 variance at the decision point ''",
+        "per-group budget-1 variance at the decision point '', continuation the CFR+ average policy after 1,000 "
+        "iterations"]
+    assert [x["verdict"] for x in row.readings] == [claims.PARTLY, claims.REPRODUCED, claims.PARTLY]
+    assert row.verdict == claims.PARTLY and row.reading_dependent and row.reading == reading_sets.CONTRAST_POOLED
+    assert got["fixed_root"][1] is at_root and got["cfr_plus_alternative"] == [cfr]     # the sensitivity rows stay

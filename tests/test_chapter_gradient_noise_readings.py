@@ -17,7 +17,7 @@ from oscc_core.engine.arms import PAPER_ARMS
 from oscc_core.exact.arm_moments import arm_moments
 from oscc_core.method import pooling
 from oscc_core.method.stats import Estimate
-from oscc_core.reporting import claims, comparability
+from oscc_core.reporting import claims, comparability, reading_sets
 from oscc_core.reporting.rows import Row
 
 SELECTION = {0: "independent", 1: "full", 2: "root_only"}      # J falls back, Q full, K root-only
@@ -118,9 +118,11 @@ def test_where_the_readings_disagree_the_pooled_reading_gives_the_verdict_and_th
     at_root = {a: _estimate(PAPER[a]) for a in ROW_ARMS}
     on_pool = {a: _estimate(PAPER[a] + 10.0) for a in ROW_ARMS}
     row = _contrast_row(_front(at_root), _pool(on_pool))
-    assert row.verdict == claims.PARTLY and row.reading == pooled.POOLED_READING and row.reading_dependent
-    assert {r["reading"]: r["verdict"] for r in row.readings} == {pooled.POOLED_READING: claims.PARTLY,
-                                                                 pooled.one_root_reading(""): claims.REPRODUCED}
+    # in the words every chapter reads a contrast variance in (`reporting.reading_sets`)
+    assert row.verdict == claims.PARTLY and row.reading == reading_sets.CONTRAST_POOLED and row.reading_dependent
+    assert {r["reading"]: r["verdict"] for r in row.readings} == {
+        reading_sets.CONTRAST_POOLED: claims.PARTLY,
+        "per-group budget-1 variance at the decision point ''": claims.REPRODUCED}
     assert row.ours == pytest.approx(PAPER["independent"] + 10.0)        # the table shows the pooled value
 
 
@@ -134,7 +136,8 @@ def test_the_reading_rows_are_sensitivity_rows_that_name_their_reading():
     same = {a: _estimate(PAPER[a]) for a in ROW_ARMS}
     found = rows.reading_sensitivity_rows(rows.contrast_reading_rows(_front(same), _pool(same), ""))
     assert len(found) == 2 * len(ROW_ARMS) and not any(r.primary for r in found)
-    assert {r.quantity.split(":")[0] for r in found} == {pooled.POOLED_READING, "root '' alone"}
+    assert {r.quantity.split(": ")[0] for r in found} == {reading_sets.CONTRAST_POOLED,
+                                                           "per-group budget-1 variance at the decision point ''"}
 
 
 # --- relations decided on exact values ---------------------------------------------------------------------------

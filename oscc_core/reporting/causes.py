@@ -136,10 +136,12 @@ ATTRIBUTIONS = (
     # 02: the return-contrast covariance, and the same variances where other chapters print them
     Attribution(OPEN_PARAMETER, ("main_uncertainty.check_bet_covariance.independent",
                                  "text_precision.independent.check_bet_covariance",
-                                 "retained_evidence.fixed_root.independent_covariance", "coupling_factors.ind.covariance"),
-                "pooled over the 24 roots our covariance holds the spread of the branch means between roots; at one "
-                "root the independent arm's branches are drawn independently, so its exact covariance there is 0, "
-                "near the paper's value: which roots a covariance pools, and how, is the paper's open choice"),
+                                 "retained_evidence.fixed_root.independent_covariance",
+                                 "coupling_factors.ind.covariance"),
+                "pooled over roots and the acting player's cards, our covariance holds the spread of the branch "
+                "means between information states; within one information state the independent arm draws each "
+                "branch's hidden card and chance afresh, so its covariance there is exactly 0, near the paper's "
+                "value: over which information states a covariance is taken is the paper's open choice"),
     Attribution(OPEN_PARAMETER, ("root_budget.private_card_group_*", "root_budget.public_round_split.*"),
                 "the paper's rows name root strata it does not define, and the budget each row stands for sets "
                 "the scale of a per-rollout variance: ours fall several-fold from k = 1 to k = 8 (chapter 02, "

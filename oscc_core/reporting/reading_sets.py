@@ -15,24 +15,45 @@ declared here, once, and both chapters take their words (and the order in which 
 * a **player-0 value**: the whole-game self-play value, the mean over the paper's held-out roots (the paper's
   reading: its appendix aggregates the value over them), the value against the uniform opponent (both seats, then
   seat 0) and one private-card pair (the paper names none);
-* a **continuation**: uniform over legal actions (the book's default) and the CFR+ average policy, where a
-  chapter measures both.
+* a **continuation**: a reading taken under another continuation than the chapter's (the CFR+ average policy
+  beside the uniform default, where a chapter measures both) says so (`under_continuation`); it is the same
+  quantity on another checkpoint.
 """
 from __future__ import annotations
 
-__all__ = ["CONTINUATION_CFR", "CONTINUATION_UNIFORM", "CONTRAST_AT_ROOT", "CONTRAST_POOLED", "VALUE_HELD_OUT",
-           "VALUE_PAIR", "VALUE_SELF_PLAY", "VALUE_VERSUS_SEAT0", "VALUE_VERSUS_SEATS", "contrast_at",
-           "eta_reading", "held_out_value"]
+__all__ = ["AT_ROOT", "CONTRAST_AT_ROOT", "CONTRAST_POOLED", "OTHER_CONTINUATION", "POOLED_ROOTS", "VALUE_HELD_OUT",
+           "VALUE_PAIR", "VALUE_SELF_PLAY", "VALUE_VERSUS_SEAT0", "VALUE_VERSUS_SEATS", "at_root", "contrast_at",
+           "eta_reading", "held_out_value", "on_other_continuation", "under_continuation"]
 
 # ----- contrast variances -----------------------------------------------------------------------------------------
-CONTRAST_POOLED = ("per-group budget-1 variance pooled over every decision point with a check-bet contrast, each "
-                   "weighted by its share of the decisions the checkpoint's hands reach (the paper's reading)")
+POOLED_ROOTS = ("pooled over every decision point with a check-bet contrast, each weighted by its share of the "
+                "decisions the playing policy's hands reach (the paper's reading)")
+AT_ROOT = "at the decision point {root!r} alone"
+CONTRAST_POOLED = "per-group budget-1 variance " + POOLED_ROOTS
 CONTRAST_AT_ROOT = "per-group budget-1 variance at the decision point {root!r}"
+#: What a reading adds when it is taken under another continuation than the chapter's (another checkpoint: the
+#: same quantity, but not on the same checkpoints).
+OTHER_CONTINUATION = ", continuation {policy}"
 
 
 def contrast_at(root: str) -> str:
     """The sensitivity reading of a contrast variance at one decision point `root`."""
     return CONTRAST_AT_ROOT.format(root=root)
+
+
+def at_root(root: str) -> str:
+    """The sensitivity reading of any quantity of an audit at one decision point `root`."""
+    return AT_ROOT.format(root=root)
+
+
+def under_continuation(reading: str, policy: str) -> str:
+    """`reading` taken under the continuation `policy` (words) instead of the chapter's."""
+    return reading + OTHER_CONTINUATION.format(policy=policy)
+
+
+def on_other_continuation(reading: str) -> bool:
+    """Whether `reading` is taken under another continuation than its chapter's (`under_continuation`)."""
+    return OTHER_CONTINUATION.split("{")[0] in reading
 
 
 # ----- update variances -------------------------------------------------------------------------------------------
@@ -61,6 +82,3 @@ def held_out_value(roots: int) -> str:
     return VALUE_HELD_OUT.format(roots=roots)
 
 
-# ----- continuations ----------------------------------------------------------------------------------------------
-CONTINUATION_UNIFORM = "continuation uniform over legal actions"
-CONTINUATION_CFR = "continuation the CFR+ average policy after {iterations:,} iterations"

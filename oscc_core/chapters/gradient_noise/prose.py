@@ -13,7 +13,7 @@ from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
 from oscc_core.chapters.gradient_noise.updates import SettingGrid, UpdateSetting
 from oscc_core.chapters.gradient_noise.pooled import POOLED_READING, PooledContrast, one_root_reading
 from oscc_core.engine.arms import PAPER_ARMS
-from oscc_core.reporting import comparability
+from oscc_core.reporting import comparability, reading_sets
 from oscc_core.reporting.results import glue, residual_text
 
 #: Glue name -> the comparability family whose reason the chapter's prose quotes (`reporting.comparability`).
@@ -149,8 +149,9 @@ def reading_values(frontier_rows: list, pooled: PooledContrast) -> dict:
     contrast = [r for r in frontier_rows if r.primary and r.claim_id.endswith(".contrast_variance")]
     ind = _primary(frontier_rows, "cost_frontier.independent.contrast_variance")
     by_reading = {r["reading"]: r for r in ind.readings}
-    root = next(r for name, r in by_reading.items() if name != POOLED_READING)
-    return {"ind_verdict_pooled": by_reading[POOLED_READING]["verdict"], "ind_verdict_root": root["verdict"],
+    root = next(r for name, r in by_reading.items() if name != reading_sets.CONTRAST_POOLED)
+    return {"ind_verdict_pooled": by_reading[reading_sets.CONTRAST_POOLED]["verdict"],
+            "ind_verdict_root": root["verdict"],
             "root_ind": root["ours"], "root_ind_low": root["interval"][0], "root_ind_high": root["interval"][1],
             "n_contrast_dependent": sum(r.reading_dependent for r in contrast), "n_contrast": len(contrast),
             "pooled_order": pooled_order_text(pooled)}

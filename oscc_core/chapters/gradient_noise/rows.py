@@ -13,13 +13,13 @@ from oscc_core.chapters.gradient_noise import relations
 from oscc_core.chapters.gradient_noise.arms import LABELS, PAPER_KEY, ROW_ARMS, SELECT
 from oscc_core.chapters.gradient_noise.bootstrap import estimate
 from oscc_core.chapters.gradient_noise.frontier import FrontierArm
-from oscc_core.chapters.gradient_noise.pooled import POOLED_READING, PooledContrast, one_root_reading
+from oscc_core.chapters.gradient_noise.pooled import PooledContrast
 from oscc_core.chapters.gradient_noise.screen import ScreenResult
 from oscc_core.chapters.gradient_noise.transfer import NoiseAudit
 from oscc_core.chapters.gradient_noise.updates import ratio_quantiles
 from oscc_core.engine.arms import PAPER_ARMS, STATED_TEXT, in_stated_order
 from oscc_core.method.stats import Estimate
-from oscc_core.reporting import claims, printings
+from oscc_core.reporting import claims, printings, reading_sets
 from oscc_core.reporting.rows import NO_PAPER, NO_REFERENCE_RATIO, Relation, Row
 
 WALL_TIME = ": wall time"   # suffix of the frontier rows of the paper's wall times
@@ -180,10 +180,11 @@ def contrast_reading_rows(front: dict[str, FrontierArm], pooled: PooledContrast,
     paper's, all roots pooled (`pooled`), first; then the frontier's root alone at the matched budget (`front`).
     Each reading's relation is the paper's (the fixed arms in its order, OSCC-Select the lowest), decided on that
     reading's exact values."""
-    exact = {POOLED_READING: {a: pooled.contrast_var(a).exact for a in ROW_ARMS},
-             one_root_reading(root): {a: front[a].contrast_var.exact for a in ROW_ARMS}}
-    estimates = {POOLED_READING: {a: pooled.contrast_var(a) for a in ROW_ARMS},
-                 one_root_reading(root): {a: front[a].contrast_var for a in ROW_ARMS}}
+    # in the words every chapter reads a contrast variance in (`reporting.reading_sets`)
+    exact = {reading_sets.CONTRAST_POOLED: {a: pooled.contrast_var(a).exact for a in ROW_ARMS},
+             reading_sets.contrast_at(root): {a: front[a].contrast_var.exact for a in ROW_ARMS}}
+    estimates = {reading_sets.CONTRAST_POOLED: {a: pooled.contrast_var(a) for a in ROW_ARMS},
+                 reading_sets.contrast_at(root): {a: front[a].contrast_var for a in ROW_ARMS}}
     out = {}
     for a in ROW_ARMS:
         cid = f"cost_frontier.{PAPER_KEY[a]}.contrast_variance"
@@ -222,7 +223,7 @@ def frontier_rows(front: dict[str, FrontierArm], pooled: PooledContrast, root: s
         key = f"cost_frontier.{PAPER_KEY[a]}"
         rows.append(Row.compare(f"{LABELS[a]}: transitions", f"{key}.transitions", f.transitions))
         rows.append(frontier_cost_row(front, a))
-        rows.append(Row.under_readings(readings[a], paper_reading=POOLED_READING))
+        rows.append(Row.under_readings(readings[a], paper_reading=reading_sets.CONTRAST_POOLED))
         rows.append(Row.estimate(f"{LABELS[a]}: gradient-noise trace (root {root!r})", f"{key}.gradient_noise_trace",
                                  f.noise, exact_relation("noise trace", exact_noise, a), positive=True))
     return rows
