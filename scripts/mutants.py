@@ -54,6 +54,7 @@ GROUPS = {
     "oscc_core/reporting/study_verification.py": (
         ["oscc_core.reporting.study_verification.*"],
         ["tests/test_study_verification.py", "tests/test_study_verification_spec.py",
+         "tests/test_study_verification_parts_spec.py",
          # a script run in a subprocess imports the unmutated library: those tests cannot see a mutant
          "-k", "not (committed_studies_agree or moved_by_one_unit or exits_2 or scheduler_where or dashboard_like)"]),
 }
