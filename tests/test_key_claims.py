@@ -48,11 +48,15 @@ def test_why_without_an_interval_gives_the_ratio_or_the_percentage():
     assert key_claims.why(_line(paper=0.995, ours=0.6666666667, interval=None)) == "ours is 33% lower than the paper's"
 
 
-def test_a_key_claims_why_is_never_cut_and_its_reading_stands_in_a_detail_line():
+def test_a_key_claims_why_is_never_cut_and_a_long_reading_stands_cut_in_its_detail_line_whole_in_its_tooltip():
     long_reading = "choices the paper leaves open: " + "a choice, " * 60
-    ledger = [_line(id=cid, reading=long_reading) for cid, _ in key_claims.KEY_CLAIMS]
+    ledger = [_line(id=cid, reading=long_reading, cause="the learner") for cid, _ in key_claims.KEY_CLAIMS]
     table = key_claims.key_claims_html(ledger)
-    assert "…" not in table and table.count('<div class="oscc-why-detail">reading: choices') == len(ledger)
+    assert table.count("cause: the learner<div") == len(ledger)                   # the why itself, whole
+    assert table.count(f'title="reading: {long_reading}">reading: choices the paper leaves open: a choice,') == \
+        len(ledger)
+    detail = table.split('<div class="oscc-why-detail"')[1].split("</div>")[0]
+    assert detail.endswith(" …") and len(detail.split(">", 1)[1]) <= key_claims.DETAIL_CHARACTERS + 2
 
 
 def test_an_impossible_key_claim_counts_the_readings_under_which_the_rules_exclude_it():

@@ -156,11 +156,19 @@ def verdict_cell(line: dict) -> str:
                       else "")
 
 
+#: The longest reading a detail line shows (a section's reading can name a dozen choices); the whole is its tooltip.
+DETAIL_CHARACTERS = 160
+
+
 def _why_cell(line: dict) -> str:
-    """The why cell: the short line, and the reading under it in a detail line of its own (whole, never cut)."""
+    """The why cell: the short line, whole, and the reading under it in a detail line of its own (a long reading cut
+    at a word, its whole text the tooltip)."""
     detail = reading_detail(line)
-    return (f"<td>{html.escape(why(line))}"
-            + (f'<div class="oscc-why-detail">{html.escape(detail)}</div>' if detail else "") + "</td>")
+    if not detail:
+        return f"<td>{html.escape(why(line))}</td>"
+    short = detail if len(detail) <= DETAIL_CHARACTERS else detail[:DETAIL_CHARACTERS].rsplit(" ", 1)[0] + " …"
+    return (f"<td>{html.escape(why(line))}<div class=\"oscc-why-detail\" title=\"{html.escape(detail, quote=True)}\">"
+            f"{html.escape(short)}</div></td>")
 
 
 def _row(cid: str, label: str, line: dict) -> str:
