@@ -126,9 +126,11 @@ def findings(rows: list[Row], three: dict, two: dict, sweep_rows: list[dict], su
         Statement(f"With two actions RV-Select picks {sel2['rv']} and Oracle-Select {sel2['oracle']}.",
                   relation_verdict(sel2["rv"] == sel2["oracle"] == FULL_CHOICE)),
         Statement(f"With three actions OSCC-Select picks {sel3['oscc']}, RV-Select {sel3['rv']} and Oracle-Select "
-                  f"{sel3['oracle']}, and continuation-only coupling minimises the noise for {n_cont} of the "
-                  f"{len(scan)} root policies we scan; the orderings the paper states for these rows (OSCC-Select's "
-                  f"noise trace below RV-Select's, its contrast variance above) {three[1]}.", three[0]),
+                  f"{sel3['oracle']}, where the paper's OSCC-Select picks continuation-only coupling, and "
+                  f"continuation-only coupling minimises the noise for {n_cont} of the {len(scan)} root policies we "
+                  "scan.", relation_verdict(sel3["oscc"] == CONTINUATION_CHOICE)),
+        Statement(f"The orderings the paper states for the three-action rows (OSCC-Select's noise trace below "
+                  f"RV-Select's, its contrast variance above) {three[1]}.", three[0]),
         Statement(f"Of the paper's measured selector values whose size we compare, {_counts_text(compared)}.",
                   claims.REPRODUCED if compared.get(claims.REPRODUCED, 0) == sum(compared.values())
                   else claims.NOT_REPRODUCED),
@@ -147,8 +149,9 @@ def findings(rows: list[Row], three: dict, two: dict, sweep_rows: list[dict], su
     return Findings.filed(statements, landing, counts=tally_text(chapter_tally(STEM, rows)))
 
 
-#: How a selection record names full coupling (the paper: "all two-action selectors choose full coupling").
-FULL_CHOICE = "full"
+#: How a selection record names full coupling (the paper: "all two-action selectors choose full coupling") and
+#: continuation-only coupling (the paper: with three actions "OSCC-Select chooses continuation-only coupling").
+FULL_CHOICE, CONTINUATION_CHOICE = "full", "continuation_only"
 #: The three-action rows whose orderings the paper's sentences state (`action_support.STATED_THREE`).
 THREE_ACTION_ROWS = ("multi_action.3_actions.oscc_select.gradient_noise_trace",
                      "multi_action.3_actions.oscc_select.contrast_variance")
