@@ -143,47 +143,46 @@ def reading_text(rows: list[Row]) -> str:
             f"read at, and the paper's reading, {POOLED_READING}, decides (independent sampling: {each})")
 
 
-def findings(tables: dict[str, list[Row]], audit: NoiseAudit, setting: str, front: dict[str, FrontierArm],
-             budget: int, pooled: PooledContrast) -> Findings:
-    """The result box (what holds, what does not, what is impossible or open) and two landing bullets.
-
-    `tables` maps each comparison table's name to its rows (Proposition 3's under "proposition_3"), `setting`
-    names the noise-transfer update setting, `front` is the matched-cost frontier at `budget` draws and `pooled`
-    the all-roots pool of its contrast variances."""
+def holds_statements(tables: dict[str, list[Row]], front: dict[str, FrontierArm], budget: int) -> list[Statement]:
+    """What the paper states about the mechanism, each with its computed verdict: Proposition 3, the noise ordering
+    of the coupled arms, the frontier's noise traces and groups at the matched budget, the finite gradients."""
     rows = [r for t in tables.values() for r in t]
     prop3 = tables["proposition_3"]
     n_prop3 = sum(r.verdict == claims.REPRODUCED for r in prop3)
-    gradient = {a: audit.ratio("gradient", a, setting).value for a in ("full", SELECT)}
-    order = order_text(rows)
     finite = [r for r in tables["noise_transfer"] if r.claim_id.endswith("finite_gradients")]
     all_finite = all(r.verdict == claims.REPRODUCED for r in finite)
     groups = {a: front[a].groups for a in ("independent", "full")}
     traces = _row(rows, "cost_frontier.root_only.gradient_noise_trace")
-    counted = counts(rows)["measurements"]
-    paper_full = claims.claim("noise_transfer.cp_grpo_full.gradient_ratio")
-    select = _row(rows, "noise_transfer.oscc_select.gradient_ratio")
-    select_lowest = select.relation_holds
-    pooled_ind = _contrast_rows(rows)["independent"]
-    rises = _row(rows, "clipping.activated_stress.update_variance").relation_holds
     order_rows = [_row(rows, cid) for cid in ORDER_ROWS.values()]
-    inconclusive = [r.quantity for r in rows if r.primary and r.verdict == claims.INCONCLUSIVE]
-    statements = [
+    return [
         Statement(f"Proposition 3 holds ({n_prop3} of {len(prop3)} identity checks).",
                   relation_verdict(n_prop3 == len(prop3))),
-        Statement(f"Every coupled arm lowers the return, gradient and update noise {order}.",
+        Statement(f"Every coupled arm lowers the return, gradient and update noise {order_text(rows)}.",
                   relation_verdict(all(r.relation_holds for r in order_rows),
                                    all(r.relation_resolved is not False for r in order_rows))),
         Statement(f"At a matched budget of {budget:,} physical draws full coupling gets {groups['full']:,} groups "
                   f"against {groups['independent']:,} for independent sampling, and the noise traces on that "
                   f"frontier {'keep' if traces.relation_holds else 'do not keep'} the paper's order of the fixed "
                   "arms (exact values).", relation_verdict(traces.relation_holds)),
-        Statement(f"{'Every' if all_finite else 'Not every'} gradient is finite.", relation_verdict(all_finite)),
+        Statement(f"{'Every' if all_finite else 'Not every'} gradient is finite.", relation_verdict(all_finite))]
+
+
+def size_statements(rows: list[Row], gradient: dict[str, float], pooled: PooledContrast) -> list[Statement]:
+    """The sizes and the orderings our numbers judge against the paper's, each with its computed verdict, then what
+    depends on the reading, what is not compared in size and what is inconclusive."""
+    counted = counts(rows)["measurements"]
+    select = _row(rows, "noise_transfer.oscc_select.gradient_ratio")
+    pooled_ind = _contrast_rows(rows)["independent"]
+    rises = _row(rows, "clipping.activated_stress.update_variance").relation_holds
+    inconclusive = [r.quantity for r in rows if r.primary and r.verdict == claims.INCONCLUSIVE]
+    paper_full = claims.claim("noise_transfer.cp_grpo_full.gradient_ratio")
+    out = [
         Statement(f"The sizes do not transfer: full coupling keeps {gradient['full']:.3f} of the independent "
                   f"gradient noise (paper: {claims.format_value(paper_full)}); of the paper's measured values "
                   f"{counted[claims.NOT_REPRODUCED]} are not reproduced and {counted[claims.PARTLY]} hold only "
                   "partly.", _row(rows, "noise_transfer.cp_grpo_full.gradient_ratio").verdict),
-        Statement(f"OSCC-Select ({gradient[SELECT]:.3f}) {'is' if select_lowest else 'is not'} the lowest arm.",
-                  relation_verdict(select_lowest, select.relation_resolved)),
+        Statement(f"OSCC-Select ({gradient[SELECT]:.3f}) {'is' if select.relation_holds else 'is not'} the lowest "
+                  "arm.", relation_verdict(select.relation_holds, select.relation_resolved)),
         Statement(f"The frontier's contrast variances read on {POOLED_READING} are {pooled_order_text(pooled)} "
                   f"(independent {pooled_ind.ours:.2f} against the paper's {claims.format_value(pooled_ind.paper)}).",
                   relation_verdict(tuple(sorted(PAPER_ARMS, key=pooled.exact.get, reverse=True)) == PAPER_ARMS)),
@@ -193,13 +192,28 @@ def findings(tables: dict[str, list[Row]], audit: NoiseAudit, setting: str, fron
                   f"measured values are not compared in size, only the orderings the paper states for them: "
                   f"{not_compared_text(rows)}.", OPEN)]
     if inconclusive:
-        statements.append(Statement(f"{len(inconclusive)} {'result is' if len(inconclusive) == 1 else 'results are'} "
-                                    f"inconclusive ({'; '.join(inconclusive)}).", claims.INCONCLUSIVE))
+        out.append(Statement(f"{len(inconclusive)} {'result is' if len(inconclusive) == 1 else 'results are'} "
+                             f"inconclusive ({'; '.join(inconclusive)}).", claims.INCONCLUSIVE))
+    return out
+
+
+def findings(tables: dict[str, list[Row]], audit: NoiseAudit, setting: str, front: dict[str, FrontierArm],
+             budget: int, pooled: PooledContrast) -> Findings:
+    """The result box (each statement under the line of its computed verdict: `holds_statements`,
+    `size_statements`) and two landing bullets.
+
+    `tables` maps each comparison table's name to its rows (Proposition 3's under "proposition_3"), `setting`
+    names the noise-transfer update setting, `front` is the matched-cost frontier at `budget` draws and `pooled`
+    the all-roots pool of its contrast variances."""
+    rows = [r for t in tables.values() for r in t]
+    gradient = {a: audit.ratio("gradient", a, setting).value for a in ("full", SELECT)}
+    select_lowest = _row(rows, "noise_transfer.oscc_select.gradient_ratio").relation_holds
+    paper_full = claims.claim("noise_transfer.cp_grpo_full.gradient_ratio")
     landing = (f"Gradient noise: Proposition 3 holds, and coupling lowers the return, gradient and update noise "
-               f"{order}.",
+               f"{order_text(rows)}.",
                f"The sizes do not transfer: full coupling keeps {gradient['full']:.3f} of the independent gradient "
                f"noise (paper: {claims.format_value(paper_full)}), OSCC-Select "
                f"{'is' if select_lowest else 'is not'} the lowest arm, and on {POOLED_READING}, the paper's "
                f"reading, the frontier's contrast variances are {pooled_order_text(pooled)}.")
-    return Findings.filed(statements, landing, counts=tally_text(counts(rows)))
-
+    return Findings.filed(holds_statements(tables, front, budget) + size_statements(rows, gradient, pooled), landing,
+                          counts=tally_text(counts(rows)))
