@@ -20,5 +20,8 @@ set_hypothesis_home_dir(tempfile.mkdtemp(prefix="hypothesis-"))
 
 settings.register_profile("book", database=None, derandomize=True, deadline=None)
 # `make mutants` runs every test once per mutant: fewer examples per property keep it to minutes
-settings.register_profile("mutants", settings.get_profile("book"), max_examples=12)
+from hypothesis import Phase  # noqa: E402
+
+settings.register_profile("mutants", settings.get_profile("book"), max_examples=12,
+                          phases=(Phase.explicit, Phase.reuse, Phase.generate))    # a failure is not shrunk
 settings.load_profile("mutants" if __import__("os").environ.get("OSCC_HYPOTHESIS_PROFILE") == "mutants" else "book")
