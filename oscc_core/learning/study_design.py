@@ -43,10 +43,16 @@ def curve_budgets(base: int, multiples, per_decade: int = 4) -> tuple[int, ...]:
 #: them to its converging learner; its literal learner never takes them.
 FAST_OPTIONS = {"baseline": "history", "baseline_floor": 0.5, "alpha_decay": "inverse_sqrt", "alpha_horizon": 30.0,
                 "average_power": 2}
+#: The converging learner that keeps converging (issue 38; benchmarks/learner_ideas.md, part 2): the history baseline
+#: of the fast options with a *constant* pull (the annealed pull let the last iterate drift away from equilibrium
+#: once alpha_t had decayed, and the average followed it up) and the average weighted by t + 1 (the (t + 1)^2
+#: average chased the drifting iterates; weighting by t + 1 ends lower on the development seeds).
+STEADY_OPTIONS = {"baseline": "history", "baseline_floor": 0.5, "average_power": 1}
 #: The named option sets a study's converging learner may take (the solver chapter's `converging_options`):
 #: "none" is the converging learner without them (the library's default: a study run without naming a set keeps
-#: its design record and store keys unchanged), "fast" adds them (the committed studies run with "fast").
-CONVERGING_OPTIONS = {"none": {}, "fast": FAST_OPTIONS}
+#: its design record and store keys unchanged), "fast" adds issue 33's options, "steady" issue 38's (the committed
+#: studies run with "steady").
+CONVERGING_OPTIONS = {"none": {}, "fast": FAST_OPTIONS, "steady": STEADY_OPTIONS}
 DEFAULT_OPTIONS = "none"
 #: Recorded budgets per decade by default (`curve_budgets`; neighbours about 1.78 apart; the committed studies
 #: record 24 a decade, neighbours about 10% apart).
@@ -99,13 +105,60 @@ def study_tasks(game: str, choices: dict, base: Schedule, seeds, budget: int, mu
     return out
 
 
+# ----- the coupling question as a 2 x 2 -----------------------------------------------------------------------
+#: The coupling of the 2 x 2: CP-GRPO against independent sampling (the reference first).
+GRID_ARMS = ("cp_grpo", "independent")
+#: Its other factor: the history baseline on (the options' own) or off.
+GRID_BASELINES = ("history", "none")
+#: The learner label of the 2 x 2's tasks (their store keys differ from the study's own runs).
+GRID_LEARNER = "coupling-grid"
+
+
+def grid_bases(base: Schedule) -> dict[str, Schedule]:
+    """{baseline: `base` with the history baseline on or off} (empty when `base` carries no baseline: the 2 x 2 is
+    a question about the baseline's options, and a study without them has none to switch)."""
+    if base.baseline == "none":
+        return {}
+    return {"history": replace(base, baseline="history"), "none": replace(base, baseline="none")}
+
+
+def coupling_grid_tasks(game: str, choices: dict, base: Schedule, seeds, budget: int, multiples,
+                        runs_per_task: int = 10, per_decade: int = DEFAULT_PER_DECADE) -> dict[tuple, list[Task]]:
+    """{(owner, baseline): tasks}: both arms of `GRID_ARMS` at the converging choice of `owner` (each arm of
+    `GRID_ARMS` in turn; `choices`: {arm: {"eta", "alpha", "kappa"}}), with the history baseline on and off, on
+    every seed, recorded at the study's budgets (`curve_budgets`).  Every other hyperparameter is `base`'s."""
+    out = {}
+    budgets = curve_budgets(budget, multiples, per_decade)
+    for owner in GRID_ARMS:
+        c = choices[owner]
+        for baseline, grid_base in grid_bases(base).items():
+            schedule = learner_schedule(CONVERGING, grid_base, c["eta"], c.get("alpha", 0.0), c.get("kappa", 0.0))
+            out[(owner, baseline)] = [Task.make(game, GRID_LEARNER, arm, group, schedule, budgets)
+                                      for arm in GRID_ARMS for group in chunks(seeds, runs_per_task)]
+    return out
+
+
+def coupling_grid_record(choices: dict, base: Schedule, results: dict[tuple, list[dict]]) -> dict:
+    """The 2 x 2 as stored in a study file: {"arms", "baselines", "cells": {owner: {baseline: {"choice", "base",
+    "runs": {arm: {seed: {budget: record}}}}}}} from each cell's task results."""
+    bases = grid_bases(base)
+    cells: dict = {}
+    for (owner, baseline), done in results.items():
+        cells.setdefault(owner, {})[baseline] = {
+            "choice": {k: choices[owner][k] for k in ("eta", "alpha", "kappa")},
+            "base": bases[baseline].as_dict(), "runs": runs_table(done)[GRID_LEARNER]}
+    return {"arms": list(GRID_ARMS), "baselines": list(GRID_BASELINES), "cells": cells}
+
+
 # ----- fair tuning on development seeds ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Grid:
     """Candidate values of each hyperparameter (eta for every learner; alpha and kappa for the converging one).
-    A choice at the edge of a grid that can grow extends it: eta doubles past its largest value (halves below
-    its smallest), alpha doubles past its largest positive value, kappa grows fourfold toward its cap 1, up to
-    `max_extensions` times."""
+    A choice at the edge of a grid that can grow extends it, in both directions: eta doubles past its largest
+    value and halves below its smallest; alpha doubles past its largest value and halves below its smallest
+    positive one; kappa grows fourfold toward its cap 1 and shrinks fourfold below its smallest positive value; up
+    to `max_extensions` times.  A value of 0 (the pull or the magnet switched off) is an edge that cannot grow
+    (`at_edge_that_cannot_grow`)."""
 
     eta: tuple
     alpha: tuple = (0.0,)
@@ -116,18 +169,36 @@ class Grid:
         return [(e, a, k) for e in self.eta for a in self.alpha for k in self.kappa]
 
     def extended(self, best: tuple) -> "Grid | None":
-        """The grid grown past the edge the best choice sits on, or None when it sits inside every grid."""
+        """The grid grown past each edge the best choice sits on, or None when it sits inside every grid (or only
+        at an edge that cannot grow)."""
         eta, alpha, kappa = best
         grown = {}
         if eta == max(self.eta):
             grown["eta"] = self.eta + (2 * eta,)
         elif eta == min(self.eta):
             grown["eta"] = (eta / 2,) + self.eta
-        if len(self.alpha) > 1 and alpha == max(self.alpha) and alpha > 0:
-            grown["alpha"] = self.alpha + (2 * alpha,)
-        if len(self.kappa) > 1 and kappa == max(self.kappa) and 0 < kappa < 1:
-            grown["kappa"] = self.kappa + (min(1.0, 4 * kappa),)
+        if len(self.alpha) > 1 and alpha > 0:
+            if alpha == max(self.alpha):
+                grown["alpha"] = self.alpha + (2 * alpha,)
+            elif alpha == min(self.alpha):
+                grown["alpha"] = (alpha / 2,) + self.alpha
+        if len(self.kappa) > 1 and 0 < kappa:
+            if kappa == max(self.kappa) and kappa < 1:
+                grown["kappa"] = self.kappa + (min(1.0, 4 * kappa),)
+            elif kappa == min(self.kappa):
+                grown["kappa"] = (kappa / 4,) + self.kappa
         return replace(self, **grown) if grown else None
+
+    def at_edge_that_cannot_grow(self, best: tuple) -> tuple[str, ...]:
+        """The hyperparameters whose choice sits at an end of its grid that the grid cannot extend past: alpha or
+        kappa at 0 (switched off) with larger values tried, or kappa at its cap 1."""
+        _, alpha, kappa = best
+        out = []
+        if len(self.alpha) > 1 and alpha == 0:
+            out.append("alpha")
+        if len(self.kappa) > 1 and (kappa == 0 or kappa == 1):
+            out.append("kappa")
+        return tuple(out)
 
 
 def tuning_tasks(game: str, learner: str, arm: str, base: Schedule, grid: Grid, dev_seeds, budget: int
@@ -197,6 +268,24 @@ def _interval(values) -> dict:
         return {"mean": float(v.mean()) if v.size else None, "low": None, "high": None, "n": int(v.size)}
     iv = t_interval(v)
     return {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n}
+
+
+def curve_rise(seeds: dict, field: str = "exploitability_average") -> dict | None:
+    """Whether a curve rises after its lowest point (`seeds`: {seed: {budget: record}}; the budgets every seed
+    recorded): the budget with the lowest seed mean and that mean, the last budget and its mean, and the last
+    budget's value minus the lowest budget's, paired over seeds, with its 95% t-interval ("mean", "low", "high",
+    "n").  "rises" is the rule of a converging learner: the interval lies wholly above 0.  None without a budget
+    that every seed recorded."""
+    shared = sorted(set.intersection(*(set(map(int, s)) for s in seeds.values())))
+    if not shared:
+        return None
+    rows = np.array([[s[str(b)][field] for b in shared] for s in seeds.values()], dtype=np.float64)
+    means = rows.mean(axis=0)
+    lowest = int(np.argmin(means))          # the first budget with the lowest mean on a tie
+    change = _interval(rows[:, -1] - rows[:, lowest])
+    return {"lowest_budget": shared[lowest], "lowest_mean": float(means[lowest]), "last_budget": shared[-1],
+            "last_mean": float(means[-1]), **change,
+            "rises": change["low"] is not None and change["low"] > 0}
 
 
 def summary(runs: dict, budgets, thresholds) -> dict:

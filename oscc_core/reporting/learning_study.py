@@ -34,8 +34,12 @@ CONVERGING_GRID = design.Grid(eta=(8.0, 16.0, 32.0, 64.0, 128.0), alpha=(0.0, 0.
 #: sweep E1), whose best point (eta 64, alpha 0.5, kappa 0.003) lies inside it on every axis.  The committed grid
 #: cannot reach it (its smallest positive kappa is 0.01, and kappa grows only upward).
 FAST_GRID = design.Grid(eta=(32.0, 64.0, 128.0), alpha=(0.25, 0.5, 1.0), kappa=(0.001, 0.003, 0.01))
+#: The grid the steady options' converging learner starts from: centred on issue 38's development-seed runs (eta 32,
+#: alpha 0.25, kappa 0.001 to 0.003; benchmarks/learner_ideas.md, part 2), extended both ways at an edge.
+STEADY_GRID = design.Grid(eta=(16.0, 32.0, 64.0), alpha=(0.125, 0.25, 0.5), kappa=(0.001, 0.003, 0.01),
+                          max_extensions=6)
 #: The converging learner's starting grid for each named option set (`learning.study_design.CONVERGING_OPTIONS`).
-CONVERGING_GRIDS = {"none": CONVERGING_GRID, "fast": FAST_GRID}
+CONVERGING_GRIDS = {"none": CONVERGING_GRID, "fast": FAST_GRID, "steady": STEADY_GRID}
 #: Design fields added after the committed studies: recorded only away from their defaults, so the committed
 #: designs keep their bytes (and a design without them reads as the defaults).
 LATER_DESIGN = {"converging_options": design.DEFAULT_OPTIONS, "curve_per_decade": design.DEFAULT_PER_DECADE}
@@ -93,9 +97,11 @@ class LearningStudy:
                 for learner in learners}
 
     def run(self, store, choices: dict | None = None, workers: int = 2, scheduler: str | None = None,
-            device="cpu") -> dict:
+            device="cpu", coupling_grid: bool = False) -> dict:
         """The study's record (module docstring).  Without `choices` ({learner: {arm: {eta, alpha, kappa}}}) the
-        study tunes first; with them it runs only the reporting seeds.  On a GPU `device` the tasks run on it
+        study tunes first; with them it runs only the reporting seeds.  With `coupling_grid` (and a base that
+        carries the history baseline) it also runs the coupling question's 2 x 2 (`study_design.
+        coupling_grid_tasks`), stored under "coupling_grid".  On a GPU `device` the tasks run on it
         (`study_runner.run_tasks`), with the same results."""
         tuning = None
         if choices is None:
@@ -104,13 +110,24 @@ class LearningStudy:
                        for learner, arms in tuning.items()}
         tasks = design.study_tasks(self.game, choices, self.base, self.seeds, self.budget, self.multiples,
                                    runs_per_task=self.runs_per_task, per_decade=self.curve_per_decade)
-        done = run_tasks(tasks, store, workers, scheduler, device=device)
-        runs = design.runs_table(done["results"])
+        grid = {}
+        if coupling_grid and design.CONVERGING in choices:
+            grid = design.coupling_grid_tasks(self.game, choices[design.CONVERGING], self.base, self.seeds,
+                                              self.budget, self.multiples, self.runs_per_task, self.curve_per_decade)
+        cells = [t for ts in grid.values() for t in ts]
+        done = run_tasks(tasks + cells, store, workers, scheduler, device=device)
+        results, first = done["results"][:len(tasks)], len(tasks)
+        runs = design.runs_table(results)
         tables = {f"{r['task']['learner']}/{r['task']['arm']}/{seed}": table
-                  for r in done["results"] for seed, table in (r.get("tables") or {}).items()}
+                  for r in results for seed, table in (r.get("tables") or {}).items()}
         summary = design.summary(runs, [self.budget * m for m in self.multiples], self.thresholds)
         body = {"design": self.record(), "tuning": tuning, "choices": choices, "runs": runs,
                 "summary": summary["by_budget"], "thresholds": summary["thresholds"]}
+        if grid:
+            by_cell = {}
+            for key, ts in grid.items():
+                by_cell[key], first = done["results"][first:first + len(ts)], first + len(ts)
+            body["coupling_grid"] = design.coupling_grid_record(choices[design.CONVERGING], self.base, by_cell)
         return {"study": clean(body), "tables": tables, "seconds": done["seconds"], "workers": done["workers"],
                 "ran": done["ran"], "stored": done["stored"]}
 
@@ -150,6 +167,22 @@ def literal_step_sizes(game: str, grid, dev_seeds, base: Schedule, budget: int, 
                                budget) for arm in design.ARMS}
     etas = {arm: (float(given) if given > 0 else t["eta"]) for arm, t in tuning.items()}
     return {"etas": etas, "tuning": tuning, "given": given > 0}
+
+
+def writer_commit() -> dict:
+    """The code that writes a study: {"commit": the library checkout's git HEAD, "clean": whether the library's
+    source (``oscc_core/``) had no uncommitted change}; {"commit": None, "clean": None} outside a git checkout."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent.parent
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "oscc_core"],
+                               capture_output=True, text=True, check=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "clean": None}
+    return {"commit": head, "clean": not dirty}
 
 
 def study_store(directory: str, prefix: str) -> str:

@@ -7,6 +7,10 @@ calls in physical calls (one branch rollout; PPO: one hand).
 """
 from __future__ import annotations
 
+import numpy as np
+
+from oscc_core.learning import calls_rules
+from oscc_core.learning.study_design import curve_rise
 from oscc_core.reporting.claims import Relation
 
 ARM_COLORS = {"cp_grpo": "#1f77b4", "independent": "#ff7f0e", "grpo": "#2ca02c", "ppo": "#d62728"}
@@ -146,3 +150,47 @@ def step_size_frame(choice: dict, untried: str = "—"):
     frame.index = [f"{eta:g}" for eta in frame.index]
     frame.index.name = "eta"
     return frame
+
+
+# ----- curves as they are: lowest point, rise after it, where a curve settles below a threshold -----------------
+def rise_frame(runs: dict, label: str):
+    """Arms: the lowest seed mean of the curve and its budget, the last budget's seed mean, and the last budget's
+    exploitability minus the lowest budget's, paired over seeds (mean [95% t-interval]); "rises" when the interval
+    lies wholly above 0 (a converging learner's curves must not)."""
+    import pandas as pd
+
+    rows = {}
+    for arm, seeds in runs.items():
+        r = curve_rise(seeds)
+        if r is None:
+            continue
+        rows[arm] = {"lowest seed mean (chips)": f"{r['lowest_mean']:.4g}", "at (calls)": f"{r['lowest_budget']:,}",
+                     "last budget (calls)": f"{r['last_budget']:,}", "its seed mean (chips)": f"{r['last_mean']:.4g}",
+                     "last − lowest, paired (chips)": interval_cell(r, 4),
+                     "rises": "yes" if r["rises"] else "no"}
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = label
+    return frame
+
+
+def rises(runs: dict) -> list[str]:
+    """The arms of `runs` ({arm: {seed: {budget: record}}}) whose curve rises after its lowest point
+    (`curve_rise`)."""
+    return [arm for arm, seeds in runs.items() if (r := curve_rise(seeds)) and r["rises"]]
+
+
+def settle(seeds: dict, threshold: float) -> dict:
+    """Where one arm's seeds ({seed: {budget: record}}) lie against `threshold`: the geometric mean over seeds of
+    the budget from which each stays at or below it (`calls_rules.settled_at_or_below`; the seeds that settle),
+    and the seeds above it at the last budget."""
+    curves = [calls_rules.exploitability_curve(s) for s in seeds.values()]
+    settled = [b for c in curves if (b := calls_rules.settled_at_or_below(c, threshold)) is not None]
+    return {"settled": float(np.exp(np.mean(np.log(settled)))) if settled else None, "seeds_settled": len(settled),
+            "seeds": len(curves), "above_at_end": calls_rules.seeds_above_at_end(curves, threshold)}
+
+
+def settle_text(s: dict) -> str:
+    """'126,000 (30/30); 0 above at the end'."""
+    head = "never" if s["settled"] is None else \
+        f"{calls_number(s['settled'])} ({s['seeds_settled']}/{s['seeds']})"
+    return f"{head}; {s['above_at_end']} above at the end"

@@ -76,11 +76,26 @@ def parts_of(body: dict, name: str, directory: Path | None = None) -> list[Part]
                     str(path) if path is not None and path.is_file() else None, prefix)
 
     if "operating_point" not in body:
-        return [part(name, body)]
+        return [part(name, body)] + grid_parts(body, name)
     out = [part(name, body, design.CONVERGING, prefix=body["design"]["game"])]
     if CONTROL_KEY in body:
         out.append(part(f"{name}/{CONTROL_KEY}", body[CONTROL_KEY], design.CONVERGING, CONTROL_CHECKPOINTS,
                         CONTROL_KEY))
+    return out
+
+
+def grid_parts(body: dict, name: str) -> list[Part]:
+    """One `Part` per cell of a study's coupling 2 x 2 (``coupling_grid.cells.<owner>.<baseline>``: both arms at
+    the owner's choice, with the history baseline on or off; `learning.study_design.coupling_grid_tasks`)."""
+    grid = body.get("coupling_grid")
+    if not grid:
+        return []
+    d, out = body["design"], []
+    for owner, by_baseline in grid["cells"].items():
+        for baseline, cell in by_baseline.items():
+            out.append(Part(f"{name}/coupling_grid/{owner}/{baseline}", d["game"], Schedule(**cell["base"]),
+                            {design.GRID_LEARNER: {arm: cell["choice"] for arm in cell["runs"]}},
+                            {design.GRID_LEARNER: cell["runs"]}, tuple(int(s) for s in d["seeds"])))
     return out
 
 
@@ -131,8 +146,8 @@ def tasks_of(part: Part, seed: int, up_to: int | None = None) -> list[Task]:
         for arm, c in arms.items():
             budgets = sorted(b for (ln, a, _, b) in kept if (ln, a) == (learner, arm))
             if budgets:
-                schedule = design.learner_schedule(learner, part.base, c["eta"], c.get("alpha", 0.0),
-                                                   c.get("kappa", 0.0))
+                schedule = design.learner_schedule(design.CONVERGING if learner == design.GRID_LEARNER else learner,
+                                                   part.base, c["eta"], c.get("alpha", 0.0), c.get("kappa", 0.0))
                 keep = part.checkpoints is not None and learner == design.CONVERGING and up_to is None
                 out.append(Task.make(part.game, learner, arm, (seed,), schedule, budgets, keep_table=keep))
     return out
