@@ -1,7 +1,7 @@
 """Regenerate both committed learning studies, chapter 05's (Leduc) and then chapter 06's (Kuhn), in one command.
 
-    make regenerate-studies                                     # fast options, 24 recorded budgets per decade
-    .venv/bin/python scripts/regenerate_studies.py --converging-options fast --per-decade 24
+    make regenerate-studies                                     # steady options, 24 recorded budgets per decade
+    .venv/bin/python scripts/regenerate_studies.py --converging-options steady --per-decade 24
     .venv/bin/python scripts/regenerate_studies.py --dry-run    # print the commands and change nothing
 
 What it does, in order (each step stops the script when it fails):
@@ -93,14 +93,17 @@ def copy(names, source: Path, dry: bool) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--converging-options", default="fast", choices=tuple(CONVERGING_OPTIONS),
-                    help="the converging learner's option set (default fast: issue 33's learner)")
+    ap.add_argument("--converging-options", default="steady", choices=tuple(CONVERGING_OPTIONS),
+                    help="the converging learner's option set (default steady: issue 38's learner)")
     ap.add_argument("--per-decade", type=int, default=24, help="recorded budgets per decade (default 24)")
     ap.add_argument("--seeds", default=SEEDS, help="reporting seeds of both studies (default: the committed 30)")
     ap.add_argument("--workers", type=int, default=2, help="local Dask worker processes (default 2)")
     ap.add_argument("--scheduler", default="", help="address of an existing Dask scheduler instead")
     ap.add_argument("--work", type=Path, default=ROOT / "runs" / "regenerate", help="outputs and run stores")
     ap.add_argument("--only", choices=("05", "06"), help="regenerate one study only (06 reads results/' 05)")
+    ap.add_argument("--anchors", action="store_true",
+                    help="also rerun OpenSpiel's MCCFR anchors after the Leduc study (scripts/run_anchors.py; about "
+                         "40 minutes on two cores; they do not depend on the learners)")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run and change nothing")
     args = ap.parse_args(argv)
     if not 1 <= args.per_decade <= MAX_PER_DECADE:
@@ -111,13 +114,17 @@ def main(argv=None) -> int:
         out = args.work / "05"
         seconds["05_solver_study"] = step("05 (Leduc study)", chapter_command(
             "solver", out, args.work / "05-store", args.seeds, SOLVER_MULTIPLES, args.workers, args.scheduler,
-            options), args.dry_run)
+            options + ["-p", "anchors_file", ""]), args.dry_run)
         copy(SOLVER_FILES, out, args.dry_run)
         print(f"  set notebooks/05_solver.ipynb defaults: converging_options {args.converging_options!r}, "
               f"curve_per_decade {args.per_decade}", flush=True)
         if not args.dry_run:
             set_defaults(NOTEBOOKS / "05_solver.ipynb", {"converging_options": json.dumps(args.converging_options),
                                                          "curve_per_decade": str(args.per_decade)})
+    if args.anchors and args.only in (None, "05"):
+        seconds["05_solver_mccfr_study"] = step("05 anchors (OpenSpiel's MCCFR beside the study)", [
+            sys.executable, str(ROOT / "scripts" / "run_anchors.py"), "--workers", str(args.workers),
+            *(["--scheduler", args.scheduler] if args.scheduler else [])], args.dry_run)
     if args.only in (None, "06"):
         out = args.work / "06"
         seconds["06_transfer_study"] = step("06 (Kuhn study at the operating point frozen from results/' 05)",

@@ -30,7 +30,7 @@ def test_a_dry_run_prints_05_then_06_with_the_chosen_options_and_changes_nothing
     first = next(i for i, x in enumerate(lines) if x.startswith("05 (Leduc study)"))
     second = next(i for i, x in enumerate(lines) if x.startswith("06 (Kuhn study"))
     assert first < second
-    assert "run solver -p study_file '' " in lines[first] and "-p converging_options fast -p curve_per_decade 24" \
+    assert "run solver -p study_file '' " in lines[first] and "-p converging_options steady -p curve_per_decade 24" \
         in lines[first] and "-p study_multiples 1,10,100,160" in lines[first]
     assert "run transfer -p study_file '' " in lines[second] and "-p study_multiples 1,10,100" in lines[second]
     assert "converging_options" not in lines[second]             # 06 takes them from results/' Leduc study

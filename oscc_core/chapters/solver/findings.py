@@ -12,14 +12,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-from oscc_core.chapters.solver import study_coupling, study_view
+from oscc_core.chapters.solver import coupling_grid, study_view
 from oscc_core.chapters.solver.calibration import MAX_EXPLOITABILITY_CLAIM
 from oscc_core.chapters.solver.feasibility import READINGS, SHORT
 from oscc_core.chapters.solver.rows import orderings
 from oscc_core.chapters.solver.training import LEARNED_ARMS
 from oscc_core.learning import summary
 from oscc_core.reporting import claims
-from oscc_core.reporting.findings import Findings
+from oscc_core.learning.study_design import GRID_BASELINES
+from oscc_core.reporting import study_tables
+from oscc_core.reporting.findings import OPEN, Findings, Statement, relation_verdict, sided_verdict
 from oscc_core.reporting.tally import chapter_counts_text
 
 STEM = "05_solver"
@@ -92,52 +94,66 @@ def _number(x) -> str:
 #: What the converging learner changes, by its option set (`study_design.CONVERGING_OPTIONS`).
 LEARNER_TEXT = {"none": "counterfactual decision points and a proximal pull",
                 "fast": "counterfactual decision points, an annealed proximal pull, a history baseline and an "
-                        "average weighted by (t + 1)^2"}
+                        "average weighted by (t + 1)^2",
+                "steady": "counterfactual decision points, a constant proximal pull toward a moving magnet, a "
+                          "history baseline and an average weighted by t + 1"}
 
 
-def _coupling_sentence(study: dict, common: dict | None) -> str:
-    """The paired ratio of calls to the first threshold, each arm at its own choice, and at one operating point."""
-    first = float(study["design"]["thresholds"][0])
-    key = repr(first)
-    own = study_coupling.ratio_text(study_coupling.summaries(study)["converging"]["calls_ratio"][key])
-    text = f"independent over CP-GRPO calls to {first:g} chips is {own} with each arm at its own tuned choice"
-    if common is None:
-        return text
-    at = {o: study_coupling.ratio_text(common[o]["summary"]["calls_ratio"][key]) for o in common}
-    return (text + f", and {at['cp_grpo']} at CP-GRPO's choice, {at['independent']} at independent's (both arms at "
-            f"one operating point)")
+def _grid_statement(study: dict) -> Statement | None:
+    """The 2 x 2's answer (both arms at one choice, baseline on and off): filed by how often CP-GRPO is resolved
+    faster to the first threshold (the paper's direction) and how often independent sampling is."""
+    cells = coupling_grid.cells(study)
+    if not cells:
+        return None
+    th = float(study["design"]["thresholds"][0])
+    said, faster = [], Counter()
+    for baseline in reversed(GRID_BASELINES):
+        parts = []
+        for owner, b, cell in cells:
+            if b == baseline:
+                r = coupling_grid.ratio(cell, th)
+                faster[coupling_grid.direction(r)] += 1
+                parts.append(f"{coupling_grid.ratio_text(r)} at {coupling_grid.LABELS[owner]}'s choice")
+        said.append(f"with the history {coupling_grid.BASELINE_TEXT[baseline]} {'; '.join(parts)}")
+    text = (f"At common operating points (both arms at one choice, {len(study['design']['seeds'])} seeds), "
+            f"independent / CP-GRPO calls to {th:g} chips is " + "; ".join(said) +
+            f": CP-GRPO is resolved faster in {faster['CP-GRPO']} of {len(cells)} cells and independent sampling "
+            f"in {faster['independent']}.")
+    return Statement(text, sided_verdict(faster["CP-GRPO"], faster["independent"]))
 
 
-def _study_sentences(study: dict, common: dict | None = None) -> tuple[str, str]:
-    """(what the study shows of the literal learner at the paper's budget, what the converging learner reaches,
-    with the coupling's ratio of calls, each arm at its own choice and, given `common`, at one operating point)."""
+def _tuning_statement(study: dict) -> Statement:
+    """The study's own-choice ratio, read as the tuning's effect beside the common-choice ratios (not a claim of
+    the paper: open)."""
+    return Statement(f"Each arm at its own tuned choice: {coupling_grid.tuning_reading(study)}", OPEN)
+
+
+def _learner_statement(study: dict) -> Statement:
+    """How far the converging learner gets, whether any of its curves rises, and its curve against the paper's
+    exploitability at the paper's budget (the paper's number is reached later, not at its budget: not
+    reproduced)."""
     d = study["design"]
-    lit = study["summary"]["literal"][str(d["budget"])]
-    diff = lit["differences"]["independent - cp_grpo"]
     top = max(int(b) for b in d["budgets"])
     conv = study["summary"]["converging"][str(top)]["arms"]
     to = study_view.calls_to(study, "converging", "cp_grpo", float(d["thresholds"][0]))
-    literal = (f"over {len(d['seeds'])} seeds at that budget, independent minus CP-GRPO is {diff['mean']:+.3f} "
-               f"chips, 95% interval [{diff['low']:.3f}, {diff['high']:.3f}] (CP-GRPO lower on {diff['cp_grpo_lower']} "
-               f"of {diff['n']} seeds)")
     reach = ("never within the study" if to["calls"] is None else
-             f"after about {study_view.calls_text(to['calls'])} physical calls (geometric mean over seeds, "
-             f"log-log interpolation between stored budgets; {to['reached']} of {to['seeds']} seeds)")
+             f"after about {study_view.calls_text(to['calls'])} physical calls ({to['reached']} of {to['seeds']} "
+             f"seeds)")
+    rising = study_tables.rises(study["runs"]["converging"])
     learner = LEARNER_TEXT[d.get("converging_options", "none")]
-    converging = (f"with our converging learner ({learner}, not the paper's) CP-GRPO's average policy falls to {d['thresholds'][0]:g} chips {reach} and to "
-                  f"{conv['cp_grpo']['exploitability_average']['mean']:.3f} at {top:,} calls, and independent minus "
-                  f"CP-GRPO has its 95% interval "
-                  f"{study_view.resolved_text(study, 'converging', 'independent - cp_grpo')} "
-                  f"(literal learner: {study_view.resolved_text(study, 'literal', 'independent - cp_grpo')}); "
-                  f"{_coupling_sentence(study, common)}")
-    return literal, converging
+    text = (f"With our converging learner ({learner}, not the paper's), CP-GRPO's average policy falls to "
+            f"{d['thresholds'][0]:g} chips {reach} and to {conv['cp_grpo']['exploitability_average']['mean']:.4f} at "
+            f"{top:,} calls; its curves rise after their lowest point for "
+            f"{', '.join(rising) if rising else 'no arm'}.")
+    return Statement(text, claims.NOT_REPRODUCED if rising else OPEN)
 
 
-def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int, study: dict | None = None,
-             common: dict | None = None) -> Findings:
+def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int, study: dict | None = None
+             ) -> Findings:
     """The box and landing bullets from the calibration results, the screen's records, the diagnostic rows,
-    every comparison row of the chapter (`rows`), the learning study (`study`, when there is one) and the coupling
-    at one operating point (`common`, `chapters.solver.common_point.run`)."""
+    every comparison row of the chapter (`rows`) and the learning study (`study`, when there is one): each
+    sentence filed under the line its computed verdict belongs to (`reporting.findings.Findings.filed`), the
+    learning study's answer at common operating points first."""
     exploit = [summary.values(records, arm, "exploitability").mean() for arm in LEARNED_ARMS]
     paper = claims.claim(LEARNED_CLAIM)
     mean = next(r for r in diagnostic if r.claim_id == DIAGNOSTIC_CLAIM)
@@ -145,39 +161,45 @@ def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int
     every, some, unrun = _impossible(rows)
     kuhn_paper = claims.claim(MAX_EXPLOITABILITY_CLAIM["kuhn"])
     leduc_paper = claims.claim(MAX_EXPLOITABILITY_CLAIM["leduc"])
-    holds = (f"Our exact CFR+ agrees with OpenSpiel's and reaches the paper's calibration exploitability "
-             f"({_number(leduc_paper)} chips in Leduc, {_number(kuhn_paper)} in Kuhn) {_first_reach(cal, 'leduc')} "
-             f"in Leduc and {_first_reach(cal, 'kuhn')} in Kuhn; {len(resolved)} of the {len(orderings(records))} "
-             f"orderings the paper states hold with every paired per-seed difference resolved at 95%.")
-    does_not = (f"At the paper's matched budget of {budget:,} physical calls per seed our learners' average "
-                f"policies are {min(exploit):.2f} to {max(exploit):.2f} chips exploitable (seed means), against the "
-                f"paper's {_number(paper)} for CP-GRPO; the three-seed diagnostic is {mean.verdict}: independent "
-                f"minus paired is {mean.ours:+.3f} chips, 95% interval [{mean.interval[0]:.2f}, "
-                f"{mean.interval[1]:.2f}], against the paper's {_number(mean.paper)}.")
+    reached = all(next(iter(cal[g]["targets"].values()))["first_reach"] for g in ("leduc", "kuhn"))
+    statements = []
     if study is not None:
-        literal, converging = _study_sentences(study, common)
-        holds = holds[:-1] + f"; {converging}."
-        does_not = does_not[:-1] + f"; {literal}."
+        grid = _grid_statement(study)
+        statements += ([grid] if grid is not None else []) + [_tuning_statement(study), _learner_statement(study)]
+    statements += [
+        Statement(f"Our exact CFR+ agrees with OpenSpiel's and reaches the paper's calibration exploitability "
+                  f"({_number(leduc_paper)} chips in Leduc, {_number(kuhn_paper)} in Kuhn) "
+                  f"{_first_reach(cal, 'leduc')} in Leduc and {_first_reach(cal, 'kuhn')} in Kuhn.",
+                  relation_verdict(reached)),
+        Statement(f"{len(resolved)} of the {len(orderings(records))} orderings the paper states hold with every "
+                  f"paired per-seed difference resolved at 95%.",
+                  sided_verdict(len(resolved), len(orderings(records)) - len(resolved))),
+        Statement(f"At the paper's matched budget of {budget:,} physical calls per seed our learners' average "
+                  f"policies are {min(exploit):.2f} to {max(exploit):.2f} chips exploitable (seed means), against "
+                  f"the paper's {_number(paper)} for CP-GRPO.", claims.NOT_REPRODUCED),
+        Statement(f"The three-seed diagnostic: independent minus paired is {mean.ours:+.3f} chips, 95% interval "
+                  f"[{mean.interval[0]:.2f}, {mean.interval[1]:.2f}], against the paper's {_number(mean.paper)}.",
+                  mean.verdict)]
     names = "; ".join(f"{r.quantity.split(' (')[0]} = {_number(r.paper)} (ours {_number(float(r.ours))})"
                       for r in every) or "none"
     depends = {r.printing_of or r.claim_id for r in rows if r.primary and r.verdict == claims.DEPENDS}
-    impossible = (f"Impossible under the rules under every reading: {names}" +
-                  (f" ({_unrun_text(unrun)})" if unrun else "") +
-                  f". {len(some)} more paper numbers (values, best-response values and their intervals) are "
-                  f"impossible as whole-game self-play numbers but allowed under another reading: {_some_text(some)}; "
-                  f"{len(depends)} values of the chapter depend on a reading the paper leaves open: "
-                  f"{_open_choices(sorted(depends))}.")
-    landing = (f"Learners: at the matched budget our average policies are {min(exploit):.2f} to {max(exploit):.2f} "
-               f"chips exploitable against the paper's {_number(paper)}; exact CFR+ reaches the paper's calibration "
-               f"values {_first_reach(cal, 'leduc')} (Leduc), not at the budgets the paper names.",
-               (f"The paper's learning question with power: {_study_sentences(study, common)[0]}; "
-                f"{_study_sentences(study, common)[1]}." if study is not None else
+    statements.append(Statement(
+        f"Impossible under the rules under every reading: {names}" + (f" ({_unrun_text(unrun)})" if unrun else "") +
+        f". {len(some)} more paper numbers (values, best-response values and their intervals) are impossible as "
+        f"whole-game self-play numbers but allowed under another reading: {_some_text(some)}; {len(depends)} values "
+        f"of the chapter depend on a reading the paper leaves open: {_open_choices(sorted(depends))}.",
+        claims.IMPOSSIBLE if every else OPEN))
+    learning = (statements[0].text if study is not None else
                 f"{len(resolved)} of {len(orderings(records))} orderings the paper states (CP-GRPO best, the uniform "
                 f"policy worst) are resolved at 95% on paired per-seed differences; the three-seed diagnostic's "
-                f"sign is {mean.verdict} ({mean.ours:+.3f} chips against the paper's {_number(mean.paper)})."),
+                f"sign is {mean.verdict} ({mean.ours:+.3f} chips against the paper's {_number(mean.paper)}).")
+    landing = (f"Does coupling learn better? {learning}",
+               f"Learners: at the matched budget our average policies are {min(exploit):.2f} to {max(exploit):.2f} "
+               f"chips exploitable against the paper's {_number(paper)}; exact CFR+ reaches the paper's calibration "
+               f"values {_first_reach(cal, 'leduc')} (Leduc), not at the budgets the paper names.",
                f"Impossible under every reading: {names}; {len(some)} more numbers are impossible only as "
                f"whole-game self-play values ({_some_text(some)}); {len(depends)} values depend on a reading.")
-    return Findings(box=(holds, does_not, impossible), landing=landing, counts=chapter_counts_text(STEM, rows))
+    return Findings.filed(statements, landing, counts=chapter_counts_text(STEM, rows))
 
 
 def impossible_glue(rows) -> dict[str, str]:

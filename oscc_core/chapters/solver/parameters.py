@@ -22,7 +22,7 @@ NAMES = ("diagnostic_seeds", "policy_seeds", "dev_seeds", "sensitivity_seeds", "
          "epochs", "epsilon", "group_size", "learning_rate", "eta_grid", "budget", "gae_lambda", "value_rate",
          "update_replicates", "contrast_root", "contrast_groups", "scale_iterations", "scale_seeds",
          "scale_decay", "kuhn_cfr_iterations", "leduc_cfr_iterations", "calibration_labels", "frozen_comparisons",
-         "frozen_epsilon", "frozen_z", "opponent", "study_seeds", "study_multiples", "converging_options", "curve_per_decade", "common_point_seeds", "study_file",
+         "frozen_epsilon", "frozen_z", "opponent", "study_seeds", "study_multiples", "converging_options", "curve_per_decade", "anchors_file", "study_file",
          "study_store",
          "workers", "scheduler", "device", "output_dir")
 SEED_LIST_MAX = 64
@@ -69,7 +69,7 @@ class Parameters:
     study_multiples: list
     converging_options: str         # the converging learner's named option set (`study_design.CONVERGING_OPTIONS`)
     curve_per_decade: int           # the study's recorded budgets per decade (curves and calls-to-threshold)
-    common_point_seeds: int         # the study's first n seeds (all, if it has fewer) both arms run at one choice
+    anchors_file: str               # the committed MCCFR anchors shown beside the study ("": run them here)
     study_file: str                 # "": run the whole study; else the committed study to show (a path)
     study_store: str                # directory of finished runs ("": a fresh temporary one)
     workers: int
@@ -133,8 +133,24 @@ def _check_study(v: dict) -> None:
     params.check_study(v, MAX_BUDGET)
     if v["study_file"]:
         _check_shown_options(v["study_file"], _shown_design(v["study_file"]), v["converging_options"])
-    # at most the study's seeds are taken (the chapter prints how many): the bound is the seed lists' own
-    v["common_point_seeds"] = params.check_int("common_point_seeds", v["common_point_seeds"], 0, SEED_LIST_MAX)
+    v["anchors_file"] = _check_anchors(v["anchors_file"])
+
+
+def _check_anchors(path) -> str:
+    """The anchors file shown beside the study: '' (run them here) or a file that holds OpenSpiel's MCCFR runs."""
+    import json
+
+    if not isinstance(path, str):
+        raise params.ParameterError(f"anchors_file must be a path to the MCCFR anchors file or '', got {path!r}.")
+    if path:
+        try:
+            body = json.loads(Path(path).read_text(encoding="utf-8"))
+            if not {"es_mccfr", "os_mccfr"} <= set(body["runs"]):
+                raise KeyError
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            raise params.ParameterError(f"anchors_file must be the MCCFR anchors' results file (with runs of "
+                                        f"es_mccfr and os_mccfr) or '', but {path!r} is not one.") from None
+    return path
 
 
 def _shown_design(path: str) -> dict:

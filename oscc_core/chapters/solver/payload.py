@@ -52,14 +52,13 @@ def scale_payload(batch, seeds) -> dict:
 
 
 def payload(p, *, op, eta, cal, diag, panel, frozen, screen, records, cfr, scale, checkpoints, tables,
-            findings=None, readings=None, learning=None, converging_op=None, update_by_eta=None,
-            common_point=None) -> dict:
+            findings=None, readings=None, learning=None, converging_op=None, update_by_eta=None) -> dict:
     """The whole results file body (the manifest is added by `reporting.results.write_results`): `findings` (a
     `reporting.findings.Findings`) under "findings", the readings' numbers under "readings", and of the learning
     study (`chapters.solver.study.run`) the choices, the summary at the paper's budget and the live check (the
     study itself is its own results file, `05_solver_study.json`), with the converging learner's frozen operating
-    point `converging_op` built from it and the coupling question at one operating point (`common_point`,
-    `chapters.solver.common_point.run`), and the update variances under every step size (`update_by_eta`)."""
+    point `converging_op` built from it, and the update variances under every step size (`update_by_eta`).  The
+    coupling question's 2 x 2 lies in the study file itself (``coupling_grid``)."""
     ledgers = {"diagnostic": {arm: diag.ledger_per_iteration(arm) for arm in sorted({r.arm for r in diag.runs})},
                "policy_screen": {arm: screen.ledger_per_iteration(arm) for arm in sorted({r.arm for r in screen.runs})}}
     body = {"ledgers_per_iteration": ledgers, "operating_point": {"digest": op.digest, "record": op.record()},
@@ -81,8 +80,6 @@ def payload(p, *, op, eta, cal, diag, panel, frozen, screen, records, cfr, scale
         if converging_op is not None:
             body["learning_study"]["converging_operating_point"] = {"digest": converging_op.digest,
                                                                     "record": converging_op.record()}
-        if common_point is not None:
-            body["learning_study"]["common_point"] = common_point
     if findings is not None:
         body[RESULTS_KEY] = findings.record()
     return body

@@ -71,7 +71,7 @@ def run(p) -> dict:
         return {"study": committed, "live_check": live_check(committed, live["study"]), "checkpoints": None,
                 "seconds": time.perf_counter() - start, "workers": live["workers"], "ran": live["ran"],
                 "stored": live["stored"]}
-    done = design_of(p).run(where, None, p.workers, p.scheduler or None, p.torch_device)
+    done = design_of(p).run(where, None, p.workers, p.scheduler or None, p.torch_device, coupling_grid=True)
     path = Path(p.out_dir) / CHECKPOINTS_FILE
     save_checkpoints(path, {key: (p.game, table) for key, table in done["tables"].items()})
     ours = {key: done["study"]["runs"][key.split("/")[0]][key.split("/")[1]][key.split("/")[2]][
@@ -91,7 +91,7 @@ def write(p, result: dict) -> Path | None:
 
     body = {**result["study"], "checkpoints": result["checkpoints"],
             "run": {"seconds": round(result["seconds"], 1), "workers": result["workers"], "ran": result["ran"],
-                    "stored": result["stored"]}}
+                    "stored": result["stored"], **learning_study.writer_commit()}}
     return write_results(p.out_dir, STUDY_STEM, p.record, body, "cpu")
 
 
@@ -103,3 +103,10 @@ def converging_operating_point(p, shown: dict):
     rule = learning_study.rule_of_design(shown["design"])
     return study_operating_point(p.game, learning_study.rule_base(p.base_schedule(), rule), "converging",
                                  shown["choices"]["converging"], rule)
+
+
+def load_anchors(p) -> dict | None:
+    """The MCCFR anchors shown beside the study (`p.anchors_file`), or None when none is named."""
+    from oscc_core.chapters.solver import anchors
+
+    return anchors.load(p.anchors_file) if p.anchors_file else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from oscc_core.chapters.solver import study_coupling
+from oscc_core.chapters.solver import coupling_grid, study_coupling, study_curves
 from oscc_core.chapters.solver.figures import WIDE_TEXT_PT
 from oscc_core.chapters.solver.study import PAPER_EXPLOITABILITY
 from oscc_core.learning import calls_rules
@@ -124,13 +124,17 @@ def thresholds_frame(study: dict):
             for th in study["design"]["thresholds"]:
                 t = calls_to(study, learner, arm, float(th))
                 rows.append({"learner": learner, "arm": arm, "threshold (chips)": f"{float(th):g}",
-                             "calls (geometric mean, log-log)": calls_text(t["calls"]),
+                             "first crossing (geometric mean, log-log)": calls_text(t["calls"]),
                              "95% interval over seeds": "—" if t["low"] is None else
                              f"[{calls_text(t['low'])}, {calls_text(t['high'])}]",
                              "seeds that reach it": f"{t['reached']} of {t['seeds']}",
+                             "stays at or below from (seeds); above at the end": tables.settle_text(
+                                 tables.settle(study["runs"][learner][arm], float(th))),
                              "most cross between stored budgets": gap_cell(t),
                              "other rule (its interpolation)": study_coupling.rule_effect_text(
                                  study_coupling.rule_effect(study, learner, arm, float(th)))})
+    if not rows:
+        return pd.DataFrame({"calls to a threshold": ["no arm's seed reaches any threshold within the study"]})
     return pd.DataFrame(rows).set_index(["learner", "arm", "threshold (chips)"])
 
 
@@ -150,6 +154,8 @@ def calls_rules_frame(study: dict):
                 spread = max(got.values()) / min(got.values()) - 1
                 rows.append({"learner": learner, "arm": arm, "threshold (chips)": f"{float(th):g}",
                              **{k: f"{v:,.0f}" for k, v in got.items()}, "largest / smallest - 1": f"{spread:.1%}"})
+    if not rows:
+        return pd.DataFrame({"calls to a threshold": ["no arm's seed reaches any threshold within the study"]})
     return pd.DataFrame(rows).set_index(["learner", "arm", "threshold (chips)"])
 
 
@@ -202,15 +208,21 @@ def tuning_frame(study: dict):
     return pd.DataFrame(rows).set_index(["learner", "arm"])
 
 
-def plot_curves(study: dict):
+def plot_curves(study: dict, anchors: dict | None = None):
     """Exploitability of the average policy against physical calls (log-log), one panel per learner: the mean
-    over seeds and its 95% band per arm, the paper's values at its budget (crosses), the thresholds (dotted)."""
+    over seeds and its 95% band per arm, the paper's values at its budget (crosses), the thresholds (dotted), and
+    on the converging learner's panel OpenSpiel's ES- and OS-MCCFR against their sampled terminal histories
+    (`anchors`, dashed), when given."""
     import matplotlib.pyplot as plt
+
+    from oscc_core.chapters.solver.study_curves import plot_anchors
 
     learners = learner_order(study)
     fig, axes = plt.subplots(1, len(learners), figsize=(11, 4.4), dpi=100, sharey=True)
     for ax, learner in zip(np.atleast_1d(axes), learners):
         tables.plot_arms(ax, study["runs"][learner])
+        if anchors is not None and learner == "converging":
+            plot_anchors(ax, anchors)
         for arm in study["runs"][learner]:
             ax.plot([study["design"]["budget"]], [float(claims.claim(PAPER_EXPLOITABILITY[arm]))], "x",
                     color=tables.ARM_COLORS[arm], ms=9, mew=2)
@@ -218,7 +230,8 @@ def plot_curves(study: dict):
             ax.axhline(th, color="grey", ls=":", lw=0.8)
         ax.set_title(LEARNER_TEXT[learner], fontsize=10)
     np.atleast_1d(axes)[0].set_ylabel("exploitability of the average policy (chips)")
-    np.atleast_1d(axes)[0].legend(fontsize=WIDE_TEXT_PT, loc="lower left")
+    for ax in np.atleast_1d(axes):
+        ax.legend(fontsize=WIDE_TEXT_PT, loc="lower left")
     for ax in np.atleast_1d(axes):
         ax.tick_params(labelsize=WIDE_TEXT_PT)
     fig.tight_layout()
@@ -268,22 +281,44 @@ def plot_paired_difference(study: dict):
     return record_text_sizes(fig)
 
 
-#: The study's figures: glue name -> (file written beside the results, the function that draws it from the study).
-FIGURES = {"fig_solver_study": ("05_solver_study.png", plot_curves),
-           "fig_solver_study_paired": ("05_solver_study_paired.png", plot_paired_difference)}
+#: The study's figures: glue name -> (file written beside the results, the function that draws it from the study and
+#: the MCCFR anchors), the 2 x 2's answer first.
+FIGURES = {"fig_solver_grid": ("05_solver_grid.png", lambda study, anchors: coupling_grid.plot(study)),
+           "fig_solver_study": ("05_solver_study.png", plot_curves),
+           "fig_solver_study_paired": ("05_solver_study_paired.png",
+                                       lambda study, anchors: plot_paired_difference(study))}
 
 
-def chapter_glue(p, learning: dict, converging_digest: str) -> dict[str, str]:
-    """Every text the chapter glues about the study: the prose's numbers (`glue_values`), how the committed file
-    was made, the last-iterate sentence, which seeds and budgets ran live, and the converging operating point's
-    digest."""
+def chapter_glue(p, learning: dict, converging_digest: str, anchors: dict | None = None) -> dict[str, str]:
+    """Every text the chapter glues about the study: the 2 x 2's answer (`coupling_grid.summary_glue`), the prose's
+    numbers (`glue_values`), the curves' minima and rises, the MCCFR anchors (`study_curves.anchor_glue`), how the
+    committed file was made, the last-iterate sentence, which seeds and budgets ran live, and the converging
+    operating point's digest."""
     shown = learning["study"]
     live = (f"{', '.join(map(str, p.study_seeds))} at {', '.join(f'{m}x' for m in p.study_multiples)}"
             if p.study_file else "none: the whole study ran here")
-    return {**glue_values(shown, learning["live_check"]), **study_coupling.glue_values(shown),
-            "study_run": tables.run_text(shown.get("run")),
-            "study_last_iterate": last_iterate_sentence(shown), "study_live": live,
-            "converging_digest": converging_digest}
+    out = {**glue_values(shown, learning["live_check"]), **study_coupling.glue_values(shown),
+           **coupling_grid.summary_glue(shown), **rise_glue(shown),
+           "study_run": tables.run_text(shown.get("run")),
+           "study_last_iterate": last_iterate_sentence(shown), "study_live": live,
+           "converging_digest": converging_digest}
+    out["anchor_text"] = ("The MCCFR anchors are not shown (anchors_file is '')." if anchors is None else
+                          study_curves.anchor_sentence(shown, anchors))
+    return out
+
+
+def rise_frame(study: dict, learner: str):
+    """Each arm's lowest point and whether its curve rises after it (`reporting.study_tables.rise_frame`)."""
+    return tables.rise_frame(study["runs"][learner], f"{learner} learner")
+
+
+def rise_glue(study: dict) -> dict[str, str]:
+    """Which arms' curves rise after their lowest point, per learner ('none' or the arms), for the prose."""
+    out = {}
+    for learner in learner_order(study):
+        found = tables.rises(study["runs"][learner])
+        out[f"study_rises_{learner}"] = "none" if not found else ", ".join(found)
+    return out
 
 
 def _order_relation(entry: dict, arm: str) -> Relation:

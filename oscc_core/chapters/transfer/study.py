@@ -261,7 +261,7 @@ def write(p, result: dict, check: dict, control_check: dict | None = None) -> Pa
         study = {**study, kuhn_tuned.KEY: {**study[kuhn_tuned.KEY], "checkpoints": control_check}}
     body = {**study, "checkpoints": check,
             "run": {"seconds": round(result["seconds"], 1), "workers": result["workers"], "ran": result["ran"],
-                    "stored": result["stored"]}}
+                    "stored": result["stored"], **learning_study.writer_commit()}}
     return write_results(p.out_dir, STUDY_STEM, p.record, body, "cpu")
 
 
