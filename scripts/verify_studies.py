@@ -33,6 +33,11 @@ from oscc_core.reporting.study_verification import commit_of, compare, draw_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDIES = (ROOT / "results" / "05_solver_study.json", ROOT / "results" / "06_transfer_study.json")
+#: OpenSpiel's MCCFR runs beside the Leduc study (`oscc_core.chapters.solver.anchors`), checked with the default
+#: studies: one of their seeds (the asked one when they ran it, else drawn by the commit) up to this many terminal
+#: histories (the paper's budget: OpenSpiel's Python solvers take about 15 s to get there).
+ANCHORS = ROOT / "results" / "05_solver_mccfr_study.json"
+ANCHOR_UP_TO = 61_440
 
 
 class UsageError(Exception):
@@ -121,6 +126,8 @@ def main(argv=None) -> int:
         print(text(check))
     print(f"{len(tasks)} runs in {seconds:.0f} s on {done['workers']} worker(s): {records:,} records and "
           f"{checkpoints} checkpoints compared")
+    if ANCHORS.is_file() and list(args.studies) == list(STUDIES):
+        agrees &= check_anchors(commit, how, args.seed)
     if not agrees:
         here = package_versions()
         for stem, recorded in versions.items():
@@ -130,6 +137,24 @@ def main(argv=None) -> int:
         print("A change that moves a study's numbers regenerates that study in the same change (README: the "
               "learning study).")
     return 0 if agrees else 1
+
+
+def check_anchors(commit: str, how: str, asked: int | None) -> bool:
+    """Rerun one seed of the committed MCCFR anchors up to `ANCHOR_UP_TO` terminal histories and compare every
+    record bit for bit; prints one line (and one per difference); whether they agree."""
+    from oscc_core.chapters.solver import anchors
+
+    body = anchors.load(ANCHORS)
+    seeds = body["design"]["seeds"]
+    seed = asked if asked in seeds else draw_seed(seeds, commit)
+    why = "given by --seed" if asked in seeds else f"drawn by {how} from the anchors' {len(seeds)} seeds"
+    check = anchors.verify(body, seed, ANCHOR_UP_TO)
+    found = "bit for bit" if check["agrees"] else ("nothing to compare" if not check["records"] else "DIFFERS")
+    print(f"{ANCHORS.stem}: seed {seed} ({why}), {check['records']} records up to {ANCHOR_UP_TO:,} terminal "
+          f"histories: {found}")
+    for line in check["differences"]:
+        print(f"  {line}")
+    return check["agrees"]
 
 
 if __name__ == "__main__":

@@ -194,3 +194,17 @@ def settle_text(s: dict) -> str:
     head = "never" if s["settled"] is None else \
         f"{calls_number(s['settled'])} ({s['seeds_settled']}/{s['seeds']})"
     return f"{head}; {s['above_at_end']} above at the end"
+
+
+#: How the converging learner's pull and average behave under each named option set
+#: (`learning.study_design.CONVERGING_OPTIONS`), in words for the chapters' prose.
+PULL_TEXT = {"none": "the pull's strength alpha is constant",
+             "fast": "the pull anneals as alpha_t = alpha / sqrt((t + 30) / 30)",
+             "steady": "the pull's strength alpha is constant"}
+AVERAGE_TEXT = {"none": "the average policy weighs every iteration alike, as CFR does",
+                "fast": "each branch's return is corrected by a history baseline (a mean-zero control variate on "
+                        "every sampled step, learned from the same rollouts), and the average policy weighs "
+                        "iteration t by (t + 1)^2",
+                "steady": "each branch's return is corrected by a history baseline (a mean-zero control variate on "
+                          "every sampled step, learned from the same rollouts), and the average policy weighs "
+                          "iteration t by t + 1"}

@@ -11,7 +11,7 @@ from collections import Counter
 from oscc_core.chapters.transfer.bounds import AT_ROOT, POOLED, SELF_PLAY
 from oscc_core.chapters.transfer.study import claim_of
 from oscc_core.reporting import claims
-from oscc_core.reporting.findings import Findings
+from oscc_core.reporting.findings import OPEN, Findings, Statement, relation_verdict
 from oscc_core.reporting.rows import IMPOSSIBLE, Row
 from oscc_core.reporting.tally import chapter_counts_text, chapter_tally
 
@@ -118,36 +118,61 @@ def study_sentence(study: dict) -> tuple[str, str, bool]:
     return text, short, bool(resolved and cp[top] <= paper)
 
 
+def _exploitability_verdict(measured: list[Row]) -> str:
+    """Not reproduced when any of the measured table's exploitability rows misses the paper's value, else
+    reproduced (the verdicts the rows computed)."""
+    rows = [r for r in measured if r.primary and r.claim_id.endswith(".exploitability")]
+    return claims.REPRODUCED if rows and all(r.verdict == claims.REPRODUCED for r in rows) else \
+        claims.NOT_REPRODUCED
+
+
+def _control_statement(study: dict) -> Statement | None:
+    """The Kuhn-tuned control, filed by whether it ends below the paper's value and is resolved lower than the
+    frozen operating point (`relation_verdict`)."""
+    from oscc_core.chapters.transfer import kuhn_tuned
+
+    said = control_sentence(study)
+    if said is None:
+        return None
+    c = _control(study)
+    below = c["mean"]["tuned"] < float(claims.claim(claim_of("cp_grpo")))
+    return Statement(f"{said[0][0].upper()}{said[0][1:]}.", relation_verdict(below, c["diff"]["low"] > 0))
+
+
 def transfer_findings(measured: list[Row], ratios: list[Row], combined: dict, rule: dict,
                       checkpoints: int, labels: dict | None = None, study: dict | None = None,
                       counted: list | None = None) -> Findings:
-    """The result box (holds / does not hold / impossible or open) and three landing-page bullets.
+    """The result box (each sentence filed by its computed verdict: `reporting.findings.Findings.filed`) and three
+    landing-page bullets.
 
     measured, ratios: the rows of tab:measured-transfer and tab:app-p1-transfer; combined: claim id -> the
     row combining its readings (`readings.claim_rows`); rule: claim id -> impossible NashConv or exploitability
     row (`readings.rule_rows`); checkpoints: how many checkpoints were audited for leakage; labels: reading text
     -> its few-word label (`readings.labels`); study: the converging learner's Kuhn study (`study.reshape`, with
-    the Kuhn-tuned control under `kuhn_tuned.KEY`), whose sentence and the control's join the line they support
-    (holds or does not hold); counted: every row of the chapter, whose values the counts sentence counts
-    (`reporting.tally.chapter_tally`; default measured + ratios), the same rows as the closing table's."""
+    the Kuhn-tuned control under `kuhn_tuned.KEY`); counted: every row of the chapter, whose values the counts
+    sentence counts (`reporting.tally.chapter_tally`; default measured + ratios), the same rows as the closing
+    table's."""
     labels = labels or {}
+    leaks = sum(r.ours for r in measured if r.claim_id.endswith(".leakage_violations"))
     holds, does_not, impossible = (_holds(measured, ratios, checkpoints, labels), _does_not(measured, ratios),
                                    _impossible(combined, rule, ratios))
+    every = [cid for cid, r in combined.items() if r.verdict == IMPOSSIBLE]
+    statements = [Statement(holds[0], relation_verdict(leaks == 0)),
+                  Statement(does_not[0], _exploitability_verdict(measured)),
+                  Statement(impossible[0], claims.IMPOSSIBLE if every else OPEN)]
+    landing = [holds[1], does_not[1], impossible[1]]
     if study is not None:
         text, short, supports = study_sentence(study)
-        control = control_sentence(study)
+        statements.insert(2, Statement(f"{text[0].upper()}{text[1:]}.", relation_verdict(supports)))
+        control = _control_statement(study)
         if control is not None:
-            text, short = f"{text}; {control[0]}", f"{short}; {control[1]}"
-        line = holds if supports else does_not
-        line = (f"{line[0][:-1]}; {text}.", f"{line[1][:-1]}; {short}.")
-        holds, does_not = (line, does_not) if supports else (holds, line)
+            statements.insert(3, control)
+            short = f"{short}; {control_sentence(study)[1]}"
+        landing[0 if supports else 1] = f"{landing[0 if supports else 1][:-1]}; {short}."
     rows = list(measured) + list(ratios) if counted is None else list(counted)
-    return Findings(box=(holds[0], does_not[0], impossible[0]),
-                    landing=(holds[1], does_not[1], impossible[1]),
-                    counts=chapter_counts_text(STEM, rows))
+    return Findings.filed(statements, tuple(landing), counts=chapter_counts_text(STEM, rows))
 
 
-# ----- sentences of the chapter's prose --------------------------------------------------------
 def _ratio(rows: list[Row], label: str) -> Row:
     return next(r for r in rows if r.claim_id == f"app_transfer.{label}.variance_ratio")
 

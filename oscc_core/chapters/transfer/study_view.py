@@ -176,7 +176,38 @@ def glue_values(study: dict, live: dict | None, live_design: tuple, contrast: di
             "study_ind_minus_cp_top": _cell(diff), "study_cp_lower_top": f"{diff['cp_grpo_lower']} of {diff['n']}",
             "study_cp_reach": tables.calls_text(reach), "study_live": rerun,
             "study_run": tables.run_text(study.get("run")),
-            "study_contrast_largest": f"{max(s['largest'] for s in contrast.values()):.3f}"}
+            "study_contrast_largest": f"{max(s['largest'] for s in contrast.values()):.3f}",
+            **learner_glue(study), **rise_glue(study)}
+
+
+def learner_glue(study: dict) -> dict[str, str]:
+    """How the frozen converging learner's pull and average behave (its option set, from the study's design)."""
+    options = study["design"].get("converging_options", "none")
+    return {"study_pull": tables.PULL_TEXT[options], "study_average": tables.AVERAGE_TEXT[options]}
+
+
+def rise_glue(study: dict) -> dict[str, str]:
+    """The arms whose curves rise after their lowest point, at the frozen choices and at the Kuhn-tuned ones, in one
+    sentence (`reporting.study_tables.rises`)."""
+    frozen = tables.rises(study["runs"])
+    tuned = tables.rises(study[kuhn_tuned.KEY]["runs"]) if kuhn_tuned.KEY in study else []
+    if not frozen and not tuned:
+        said = ("No curve rises after its lowest point, at the frozen choices or at the Kuhn-tuned ones (the last "
+                "budget minus the lowest, paired over seeds, never has its 95% interval wholly above zero).")
+    else:
+        said = (f"Curves that rise after their lowest point (the last budget minus the lowest, paired over seeds, "
+                f"resolved above zero): at the frozen choices {', '.join(frozen) or 'none'}; at the Kuhn-tuned "
+                f"ones {', '.join(tuned) or 'none'}.")
+    return {"study_rises": said}
+
+
+def rise_frames(study: dict):
+    """Each arm's lowest point and paired rise after it (`reporting.study_tables.rise_frame`), at the frozen choices
+    and at the Kuhn-tuned ones."""
+    out = [tables.rise_frame(study["runs"], "frozen on Leduc")]
+    if kuhn_tuned.KEY in study:
+        out.append(tables.rise_frame(study[kuhn_tuned.KEY]["runs"], "tuned on Kuhn"))
+    return out
 
 
 # ----- the Kuhn-tuned control ----------------------------------------------------------------------
