@@ -208,3 +208,27 @@ AVERAGE_TEXT = {"none": "the average policy weighs every iteration alike, as CFR
                 "steady": "each branch's return is corrected by a history baseline (a mean-zero control variate on "
                           "every sampled step, learned from the same rollouts), and the average policy weighs "
                           "iteration t by t + 1"}
+
+
+def _ends_that_cannot_grow(t: dict) -> list[str]:
+    """The hyperparameters of a tuning record whose choice sits at an end no grid can pass: alpha or kappa at 0
+    (switched off) or kappa at 1, with other values tried."""
+    tried = {k: {g[k] for g in t["grid"]} for k in ("alpha", "kappa")}
+    return [k for k in ("alpha", "kappa") if len(tried[k]) > 1 and (t[k] == 0 or (k == "kappa" and t[k] == 1))]
+
+
+def tuning_edges_text(tuning: dict | None) -> str:
+    """Where the tuned choices lie in their grids (`tuning`: {learner: {arm: tuning record}} or {arm: record}):
+    'every choice lies inside its grid (7 extensions in all)', or the choices still at an edge (the grid's cap of
+    extensions reached) and those at an end a grid cannot pass (`_ends_that_cannot_grow`)."""
+    if not tuning:
+        return "the choices were given, not tuned"
+    flat = {arm: t for arm, t in tuning.items() if "grid" in t} or \
+        {f"{learner} {arm}": t for learner, arms in tuning.items() for arm, t in arms.items()}
+    at_edge = [name for name, t in flat.items() if t["at_edge"]]
+    ends = [f"{name} ({', '.join(found)})" for name, t in flat.items() if (found := _ends_that_cannot_grow(t))]
+    grown = sum(t["extensions"] for t in flat.values())
+    text = (f"every choice lies inside its grid ({grown} extensions in all)" if not at_edge else
+            f"{len(at_edge)} of {len(flat)} choices still sit at an edge after the grid's largest number of "
+            f"extensions: {', '.join(at_edge)}")
+    return text + (f"; at an end no grid can pass: {'; '.join(ends)}" if ends else "")

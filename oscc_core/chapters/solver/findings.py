@@ -148,13 +148,23 @@ def _learner_statement(study: dict) -> Statement:
     return Statement(text, claims.NOT_REPRODUCED if rising else OPEN)
 
 
+def _matched_budget_range(records: dict, study: dict | None, budget: int) -> list[float]:
+    """The learned arms' seed means of the average policy's exploitability at the paper's budget: the learning
+    study's (literal learner, every study seed: the chapter's table) when there is one, else the five-seed
+    screen's."""
+    if study is not None:
+        entry = study["summary"]["literal"][str(budget)]["arms"]
+        return [entry[arm]["exploitability_average"]["mean"] for arm in LEARNED_ARMS if arm in entry]
+    return [summary.values(records, arm, "exploitability").mean() for arm in LEARNED_ARMS]
+
+
 def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int, study: dict | None = None
              ) -> Findings:
     """The box and landing bullets from the calibration results, the screen's records, the diagnostic rows,
     every comparison row of the chapter (`rows`) and the learning study (`study`, when there is one): each
     sentence filed under the line its computed verdict belongs to (`reporting.findings.Findings.filed`), the
     learning study's answer at common operating points first."""
-    exploit = [summary.values(records, arm, "exploitability").mean() for arm in LEARNED_ARMS]
+    exploit = _matched_budget_range(records, study, budget)
     paper = claims.claim(LEARNED_CLAIM)
     mean = next(r for r in diagnostic if r.claim_id == DIAGNOSTIC_CLAIM)
     resolved = [o for o in orderings(records) if o["resolved (every paired difference, 95%)"] == "yes"]
@@ -174,8 +184,9 @@ def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int
         Statement(f"{len(resolved)} of the {len(orderings(records))} orderings the paper states hold with every "
                   f"paired per-seed difference resolved at 95%.",
                   sided_verdict(len(resolved), len(orderings(records)) - len(resolved))),
-        Statement(f"At the paper's matched budget of {budget:,} physical calls per seed our learners' average "
-                  f"policies are {min(exploit):.2f} to {max(exploit):.2f} chips exploitable (seed means), against "
+        Statement(f"At the paper's matched budget of {budget:,} physical calls per seed the literal learner's "
+                  f"average policies are {min(exploit):.3f} to {max(exploit):.3f} chips exploitable (seed means"
+                  f"{', ' + str(len(study['design']['seeds'])) + ' seeds' if study is not None else ''}), against "
                   f"the paper's {_number(paper)} for CP-GRPO.", claims.NOT_REPRODUCED),
         Statement(f"The three-seed diagnostic: independent minus paired is {mean.ours:+.3f} chips, 95% interval "
                   f"[{mean.interval[0]:.2f}, {mean.interval[1]:.2f}], against the paper's {_number(mean.paper)}.",
@@ -194,7 +205,8 @@ def findings(cal: dict, records: dict, diagnostic: list, rows: list, budget: int
                 f"policy worst) are resolved at 95% on paired per-seed differences; the three-seed diagnostic's "
                 f"sign is {mean.verdict} ({mean.ours:+.3f} chips against the paper's {_number(mean.paper)}).")
     landing = (f"Does coupling learn better? {learning}",
-               f"Learners: at the matched budget our average policies are {min(exploit):.2f} to {max(exploit):.2f} "
+               f"Learners: at the matched budget the literal learner's average policies are {min(exploit):.3f} to "
+               f"{max(exploit):.3f} "
                f"chips exploitable against the paper's {_number(paper)}; exact CFR+ reaches the paper's calibration "
                f"values {_first_reach(cal, 'leduc')} (Leduc), not at the budgets the paper names.",
                f"Impossible under every reading: {names}; {len(some)} more numbers are impossible only as "

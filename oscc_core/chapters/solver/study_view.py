@@ -300,6 +300,7 @@ def chapter_glue(p, learning: dict, converging_digest: str, anchors: dict | None
     out = {**glue_values(shown, learning["live_check"]), **study_coupling.glue_values(shown),
            **coupling_grid.summary_glue(shown), **rise_glue(shown),
            "study_run": tables.run_text(shown.get("run")),
+           "study_tuning_edges": tables.tuning_edges_text(shown.get("tuning")),
            "study_last_iterate": last_iterate_sentence(shown), "study_live": live,
            "converging_digest": converging_digest}
     out["anchor_text"] = ("The MCCFR anchors are not shown (anchors_file is '')." if anchors is None else

@@ -54,9 +54,18 @@ def target_label(arm: str) -> str:
 
 def calls_frame(study: dict):
     """Arm x the paper's Kuhn values: geometric mean of the calls at which the average policy's exploitability
-    first falls to the value [95% interval] (seeds that get there / all)."""
-    rows = {arm: {target_label(a): tables.calls_text(ths[repr(float(claims.claim(claim_of(a))))])
-                  for a in TARGET_ARMS} for arm, ths in study["thresholds"].items()}
+    first falls to the value [95% interval] (seeds that get there / all), and beside it the budget from which each
+    seed stays at or below it (geometric mean; seeds that settle) with the seeds above it at the last budget
+    (`reporting.study_tables.settle`)."""
+    rows = {}
+    for arm, ths in study["thresholds"].items():
+        row = {}
+        for a in TARGET_ARMS:
+            value = float(claims.claim(claim_of(a)))
+            row[f"{target_label(a)}: first crossing"] = tables.calls_text(ths[repr(value)])
+            row[f"{target_label(a)}: stays below from; above at the end"] = tables.settle_text(
+                tables.settle(study["runs"][arm], value))
+        rows[arm] = row
     return _frame(rows, "arm")
 
 
@@ -297,5 +306,8 @@ def plot_control(study: dict, literal: dict):
 
 
 def control_glue(study: dict) -> dict[str, str]:
-    """The Kuhn-tuned control's numbers the prose quotes, as text: its development seeds."""
-    return {"control_dev_seeds": ", ".join(map(str, study[kuhn_tuned.KEY]["design"]["dev_seeds"]))}
+    """The Kuhn-tuned control's numbers the prose quotes, as text: its development seeds and where its choices lie in
+    their grids."""
+    control = study[kuhn_tuned.KEY]
+    return {"control_dev_seeds": ", ".join(map(str, control["design"]["dev_seeds"])),
+            "control_tuning_edges": tables.tuning_edges_text(control.get("tuning"))}
