@@ -59,6 +59,17 @@ def test_the_converging_learner_takes_its_choices_and_the_bases_options():
     assert {k: getattr(s, k) for k in FAST} == FAST
 
 
+def test_the_converging_learner_without_alpha_or_kappa_neither_pulls_nor_moves_a_magnet():
+    s = d.learner_schedule(d.CONVERGING, Schedule(iterations=3), 8)
+    assert (s.proximal_alpha, s.proximal_kappa) == (0.0, 0.0)
+
+
+def test_a_converging_choice_without_alpha_or_kappa_runs_without_them():
+    (task,) = d.study_tasks("leduc", {"converging": {"grpo": {"eta": 3.0}}}, Schedule(), (1,), 100, (1,), per_decade=1)
+    s = dict(task.schedule)
+    assert (task.game, s["learning_rate"], s["proximal_alpha"], s["proximal_kappa"]) == ("leduc", 3.0, 0.0, 0.0)
+
+
 def test_an_unknown_learner_is_refused_naming_the_learners():
     with pytest.raises(ValueError, match="learner must be one of literal, converging, got 'fast'"):
         d.learner_schedule("fast", Schedule(), 1.0)
@@ -124,6 +135,11 @@ def test_a_choice_inside_every_grid_or_on_a_single_value_grid_grows_nothing():
     assert d.Grid(eta=(2.0,)).extended((2.0, 0.0, 0.0)).eta == (2.0, 4.0)     # one eta: its largest, grown up
 
 
+def test_an_alpha_or_kappa_grid_whose_largest_value_is_0_does_not_grow():
+    """Doubling 0 gives 0, and kappa grows fourfold from a positive value only: a grid of zeros stays as it is."""
+    assert d.Grid(eta=(1.0, 2.0, 4.0), alpha=(0.0, 0.0), kappa=(0.0, 0.0)).extended((2.0, 0.0, 0.0)) is None
+
+
 def test_the_lowest_score_wins_and_ties_go_to_the_smaller_eta_then_alpha_then_kappa():
     assert d.best({(2.0, 0.0, 0.0): 0.1, (1.0, 0.5, 0.0): 0.1, (1.0, 0.0, 0.1): 0.1, (4.0, 0.0, 0.0): 0.3}) == \
         (1.0, 0.0, 0.1)
@@ -146,6 +162,7 @@ def fake_run(score_of):
     def run(tasks):
         out = []
         for t in tasks:
+            assert (t.game, t.arm) == ("kuhn", "grpo")
             s = dict(t.schedule)
             out.append(result(s["learning_rate"], s["proximal_alpha"], s["proximal_kappa"],
                               {seed: score_of(s["learning_rate"]) for seed in t.seeds}, t.budgets[0]))
@@ -184,6 +201,10 @@ def test_tuning_tasks_run_the_development_seeds_at_the_tuning_budget_one_task_pe
     tasks = d.tuning_tasks("kuhn", d.CONVERGING, "ppo", Schedule(), GRID, (5, 6), 300)
     assert len(tasks) == 8 and {t.budgets for t in tasks} == {(300,)} and {t.seeds for t in tasks} == {(5, 6)}
     assert {t.learner for t in tasks} == {"tune-converging"} and {t.arm for t in tasks} == {"ppo"}
+    assert {t.game for t in tasks} == {"kuhn"}
+    chosen = sorted((dict(t.schedule)["learning_rate"], dict(t.schedule)["proximal_alpha"],
+                     dict(t.schedule)["proximal_kappa"]) for t in tasks)
+    assert chosen == sorted(GRID.combos())
 
 
 # ----- what a study shows ----------------------------------------------------------------------------------------
