@@ -28,12 +28,28 @@ ARM, REFERENCE = "independent", coupling_question.REFERENCE
 COLOURS = {"history": "#1f77b4", "none": "#d62728"}
 
 
+def owners(study: dict) -> list[str]:
+    """The arms whose tuned choice the 2 x 2 runs at, CP-GRPO's first; an arm whose choice equals an earlier one's
+    is left out (both arms' tuning can choose the same point, and then the two common points are one)."""
+    grid = (study.get("coupling_grid") or {"cells": {}})["cells"]
+    out: list[str] = []
+    for owner in GRID_ARMS:
+        cell = next(iter(grid.get(owner, {}).values()), None)
+        if cell is not None and all(cell["choice"] != next(iter(grid[o].values()))["choice"] for o in out):
+            out.append(owner)
+    return out
+
+
+def choice_label(study: dict, owner: str) -> str:
+    """"CP-GRPO's choice", or "both arms' choice" when the tuning chose the same point for every arm of the 2 x 2."""
+    return "both arms' choice" if owners(study) == [owner] and len(GRID_ARMS) > 1 else f"{LABELS[owner]}'s choice"
+
+
 def cells(study: dict) -> list[tuple[str, str, dict]]:
     """(owner, baseline, cell) of the study's 2 x 2 in the book's order (CP-GRPO's choice first, baseline on
-    first); empty when the study has none."""
-    grid = study.get("coupling_grid") or {"cells": {}}
-    return [(o, b, grid["cells"][o][b]) for o in GRID_ARMS for b in GRID_BASELINES
-            if b in grid["cells"].get(o, {})]
+    first; `owners`); empty when the study has none."""
+    grid = (study.get("coupling_grid") or {"cells": {}})["cells"]
+    return [(o, b, grid[o][b]) for o in owners(study) for b in GRID_BASELINES if b in grid[o]]
 
 
 def paired(runs: dict, arm: str = ARM, reference: str = REFERENCE) -> list[tuple[int, object]]:
@@ -124,7 +140,7 @@ def stretch_frame(study: dict):
     for owner, baseline, cell in cells(study):
         found = stretches(paired(cell["runs"]))
         for run in found or [None]:
-            base = {"both arms at": f"{LABELS[owner]}'s choice", "history baseline": BASELINE_TEXT[baseline][9:]}
+            base = {"both arms at": choice_label(study, owner), "history baseline": BASELINE_TEXT[baseline][9:]}
             if run is None:
                 rows.append({**base, "lower arm": "neither, at any budget", "from (calls)": "—", "to (calls)": "—",
                              "budgets": 0, "largest |independent − CP-GRPO| (chips)": "—"})
@@ -148,7 +164,7 @@ def ratio_frame(study: dict):
     for owner, baseline, cell in cells(study):
         for th in study["design"]["thresholds"]:
             calls = {arm: calls_over_seeds(cell["runs"][arm].values(), float(th)) for arm in GRID_ARMS}
-            rows.append({"both arms at": f"{LABELS[owner]}'s choice", "history baseline": BASELINE_TEXT[baseline][9:],
+            rows.append({"both arms at": choice_label(study, owner), "history baseline": BASELINE_TEXT[baseline][9:],
                          "threshold (chips)": f"{float(th):g}",
                          **{f"{LABELS[a]} calls": tables.calls_text({"geometric_mean": calls[a]["calls"],
                                                                      "low": calls[a]["low"], "high": calls[a]["high"],
@@ -165,7 +181,7 @@ def baseline_ratios(study: dict, threshold: float) -> dict:
     grid = study["coupling_grid"]["cells"]
     return {(owner, arm): coupling_question.calls_ratio(grid[owner]["none"]["runs"][arm],
                                                           grid[owner]["history"]["runs"][arm], float(threshold))
-            for owner in GRID_ARMS for arm in GRID_ARMS
+            for owner in owners(study) for arm in GRID_ARMS
             if {"none", "history"} <= set(grid.get(owner, {}))}
 
 
@@ -175,9 +191,10 @@ def plot(study: dict):
     lower."""
     import matplotlib.pyplot as plt
 
-    owners = [o for o in GRID_ARMS if any(c[0] == o for c in cells(study))]
-    fig, axes = plt.subplots(1, len(owners), figsize=(11, 4.2), dpi=100, sharey=True, squeeze=False)
-    for ax, owner in zip(axes[0], owners):
+    shown = owners(study)
+    fig, axes = plt.subplots(1, len(shown), figsize=(11 if len(shown) > 1 else 7.5, 4.2), dpi=100, sharey=True,
+                             squeeze=False)
+    for ax, owner in zip(axes[0], shown):
         for o, baseline, cell in cells(study):
             if o != owner:
                 continue
@@ -191,7 +208,7 @@ def plot(study: dict):
         ax.set_xscale("log")
         ax.set_xlabel("physical calls per run", fontsize=10)
         choice = study["coupling_grid"]["cells"][owner][GRID_BASELINES[0]]["choice"]
-        ax.set_title(f"both arms at {LABELS[owner]}'s choice ({choice_text(choice)})", fontsize=10)
+        ax.set_title(f"both arms at {choice_label(study, owner)} ({choice_text(choice)})", fontsize=10)
         ax.tick_params(labelsize=9)
     axes[0][0].set_ylabel("independent − CP-GRPO (chips)", fontsize=10)
     axes[0][0].legend(fontsize=9, loc="best")
@@ -221,11 +238,11 @@ def answer(study: dict) -> str:
                 continue
             found = stretches(paired(cell["runs"]))
             where = "; ".join(stretch_text(run) for run in found) or "the difference is resolved at no budget"
-            said.append(f"at {LABELS[owner]}'s choice {_ratio_clause(ratio(cell, th))}, and {where}")
+            said.append(f"at {choice_label(study, owner)} {_ratio_clause(ratio(cell, th))}, and {where}")
         parts.append(f"With the history {BASELINE_TEXT[baseline]}, to {th:g} chips: " + "; ".join(said) + ".")
     saves = baseline_ratios(study, th)
     if saves:
-        text = ", ".join(f"{LABELS[arm]} at {LABELS[owner]}'s choice {ratio_text(r)}" for (owner, arm), r in
+        text = ", ".join(f"{LABELS[arm]} at {choice_label(study, owner)} {ratio_text(r)}" for (owner, arm), r in
                          saves.items())
         parts.append(f"The baseline's own effect, baseline-off / baseline-on calls to {th:g} chips: {text}.")
     return " ".join(parts)
@@ -246,6 +263,10 @@ def tuning_reading(study: dict, learner: str = "converging") -> str:
     common = [(owner, ratio(cell, th)) for owner, b, cell in cells(study) if b == GRID_BASELINES[0]]
     if not common:
         return f"with each arm at its own choice independent / CP-GRPO is {ratio_text(own)}."
+    if len(owners(study)) == 1 and len(GRID_ARMS) > 1:
+        return (f"the tuning chose the same point for both arms ({choice_text(cells(study)[0][2]['choice'])}), "
+                f"so each arm's own choice is the common one, and the study's ratio, {ratio_text(own)}, is the 2 x 2's "
+                f"with the baseline on: here the tuning moves nothing.")
     said = "; ".join(f"{ratio_text(r)} at {LABELS[o]}'s" for o, r in common)
     disjoint = own["low"] is not None and all(r["high"] is not None and (r["high"] < own["low"] or
                                                                          r["low"] > own["high"]) for _, r in common)
@@ -258,7 +279,9 @@ def tuning_reading(study: dict, learner: str = "converging") -> str:
 def summary_glue(study: dict) -> dict[str, str]:
     """Short texts for the box and the prose: each cell's ratio to the first threshold and its direction."""
     th = float(study["design"]["thresholds"][0])
-    out = {"grid_answer": answer(study), "grid_threshold": f"{th:g}",
+    points = ("at the one point the tuning chose for both arms" if len(owners(study)) == 1 else
+              "at CP-GRPO's tuned choice and at independent sampling's")
+    out = {"grid_answer": answer(study), "grid_threshold": f"{th:g}", "grid_points": points,
            "tuning_reading": tuning_reading(study), "own_choice_stretches": own_choice_stretches(study)}
     for owner, baseline, cell in cells(study):
         r = ratio(cell, th)

@@ -113,9 +113,9 @@ def _grid_statement(study: dict) -> Statement | None:
             if b == baseline:
                 r = coupling_grid.ratio(cell, th)
                 faster[coupling_grid.direction(r)] += 1
-                parts.append(f"{coupling_grid.ratio_text(r)} at {coupling_grid.LABELS[owner]}'s choice")
+                parts.append(f"{coupling_grid.ratio_text(r)} at {coupling_grid.choice_label(study, owner)}")
         said.append(f"with the history {coupling_grid.BASELINE_TEXT[baseline]} {'; '.join(parts)}")
-    text = (f"At common operating points (both arms at one choice, {len(study['design']['seeds'])} seeds), "
+    text = (f"At a common operating point (both arms at one choice, {len(study['design']['seeds'])} seeds), "
             f"independent / CP-GRPO calls to {th:g} chips is " + "; ".join(said) +
             f": CP-GRPO is resolved faster in {faster['CP-GRPO']} of {len(cells)} cells and independent sampling "
             f"in {faster['independent']}.")
