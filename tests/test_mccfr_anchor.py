@@ -172,9 +172,9 @@ def leduc_first_iterations():
             solver.iteration()
         c = solver.counts
         counted.append((c.terminal, c.decision, c.chance))
-        regrets = solver._infostates                 # player 0's regrets after the first traversal, kept through the second
+        # player 0's regrets as the first traversal left them (the second traversal, player 1's, does not change them)
 
-        def player0(key, n):
+        def player0(key, n, regrets=solver._infostates):
             return regret_matching(regrets[key][0]).tolist() if key in regrets else [1.0 / n] * n
 
         exact.append(uniform + np.array(expected_traversal(root, 1, player0)))
