@@ -115,24 +115,18 @@ def test_the_stored_2x2_holds_each_cells_choice_base_and_runs_by_arm_and_seed():
 ETA = (16.0, 32.0, 64.0)
 
 
-def test_alpha_at_its_largest_value_doubles_past_it():
-    grid = d.Grid(eta=ETA, alpha=(0.125, 0.25, 0.5))
-    assert grid.extended((32.0, 0.5, 0.0)) == d.Grid(eta=ETA, alpha=(0.125, 0.25, 0.5, 1.0))
+ALPHAS, KAPPAS = (0.125, 0.25, 0.5), (0.001, 0.003, 0.01)
 
 
-def test_alpha_at_its_smallest_positive_value_halves_below_it():
-    grid = d.Grid(eta=ETA, alpha=(0.125, 0.25, 0.5))
-    assert grid.extended((32.0, 0.125, 0.0)) == d.Grid(eta=ETA, alpha=(0.0625, 0.125, 0.25, 0.5))
-
-
-def test_kappa_at_its_smallest_positive_value_quarters_below_it():
-    grid = d.Grid(eta=ETA, kappa=(0.001, 0.003, 0.01))
-    assert grid.extended((32.0, 0.0, 0.001)) == d.Grid(eta=ETA, kappa=(0.00025, 0.001, 0.003, 0.01))
-
-
-def test_kappa_at_its_largest_value_grows_fourfold():
-    grid = d.Grid(eta=ETA, kappa=(0.001, 0.003, 0.01))
-    assert grid.extended((32.0, 0.0, 0.01)) == d.Grid(eta=ETA, kappa=(0.001, 0.003, 0.01, 0.04))
+@pytest.mark.parametrize("grid, choice, grown", [
+    (d.Grid(eta=ETA, alpha=ALPHAS), (32.0, 0.5, 0.0), d.Grid(eta=ETA, alpha=(0.125, 0.25, 0.5, 1.0))),
+    (d.Grid(eta=ETA, alpha=ALPHAS), (32.0, 0.125, 0.0), d.Grid(eta=ETA, alpha=(0.0625, 0.125, 0.25, 0.5))),
+    (d.Grid(eta=ETA, kappa=KAPPAS), (32.0, 0.0, 0.01), d.Grid(eta=ETA, kappa=(0.001, 0.003, 0.01, 0.04))),
+    (d.Grid(eta=ETA, kappa=KAPPAS), (32.0, 0.0, 0.001), d.Grid(eta=ETA, kappa=(0.00025, 0.001, 0.003, 0.01))),
+], ids=["alpha at its largest doubles past it", "alpha at its smallest positive value halves below it",
+        "kappa at its largest grows fourfold", "kappa at its smallest positive value quarters below it"])
+def test_a_choice_at_an_edge_of_alpha_or_kappa_grows_that_grid_past_it(grid, choice, grown):
+    assert grid.extended(choice) == grown
 
 
 def test_kappa_grows_up_to_1_and_stops_there():
