@@ -3,7 +3,7 @@
 Four learners run in this one process (or its worker processes) on the same
 machine, on the same seeds, each recorded at the same budgets and scored by
 the exact exploitability (NashConv / 2, chips; the uniform policy is 2.3736)
-of its *average* policy:
+of its *average* policy, by the book's exact engine:
 
 * ours, fast: the converging CP-GRPO with the options of issue 33 (history
   baseline, alpha decay, weighted averaging: `FAST`, the configuration
@@ -11,40 +11,39 @@ of its *average* policy:
 * ours, study: the converging CP-GRPO as chapter 05's study tuned it (read
   from `results/05_solver_study.json` under tuning.converging.cp_grpo; eta 8,
   alpha 1, kappa 0.01 when the file holds none);
-* OS-MCCFR: pyspiel's C++ `OutcomeSamplingMCCFRSolver(game, epsilon=0.6,
-  seed)`, scored with `pyspiel.exploitability(game, solver.average_policy())`;
-* ES-MCCFR: pyspiel's C++ `ExternalSamplingMCCFRSolver(game, seed,
-  MCCFRAverageType.SIMPLE)`, scored the same way.
+* OS-MCCFR and ES-MCCFR: the runs chapter 05 shows beside the learners,
+  `oscc_core.learning.mccfr_anchor.run_anchor`: OpenSpiel's own *Python*
+  `OutcomeSamplingSolver` (exploration 0.6) and `ExternalSamplingSolver`
+  (simple averaging), numpy's global generator seeded with the seed, every
+  history they recurse into counted.
 
-Our learners run on `loop.Learners` (fused kernels) without a budget and are
-recorded after the first iteration that reaches each budget (their realised
-calls, which pass it by less than one iteration's); their exploitability is
-our exact evaluator's, and at the largest budget pyspiel's is printed beside.
+Every learner is recorded after the first iteration whose count reaches each
+budget (ours: realised physical calls; MCCFR: counted terminal histories), so
+each record passes its budget by less than one iteration; pyspiel's
+exploitability of each learner's last average policy is printed beside ours.
 
-Common units.  *Terminal histories*: one of our physical calls is one branch
-rollout, from the node after the root action at a decision point to the end
-of the hand: it reaches exactly one terminal history.  An OS-MCCFR episode
-samples one terminal history (one `run_iteration()` of pyspiel is one
-episode per player: detected at start-up and printed).  An ES-MCCFR
-iteration (one traversal per player) walks every action of the traverser
-and samples chance and the other player, so it reaches many terminal
-histories; it is run for round(budget / terminal histories per iteration)
-iterations.  *Nodes touched*: every history a method visits (chance,
-decision and terminal).  ES's and OS's are counted by running OpenSpiel's
-Python implementations of the same algorithms with counters (`--probe`
-iterations, numpy seeded), ours by playing the first seed's fast run again
-on the torch path (bitwise the same run) with a counter of the chance events
-its rollouts reach: a call touches its branch's nodes (the node after the
-root action, every chance event and decision after it, the terminal) plus
-its share of the decision point, which the group's branches share.  *Wall
-time*: each learner's own time, its evaluations left out, on one core.
+Common units, every one counted in the run, none converted at a fixed rate.
+*Terminal histories*: one of our physical calls is one branch rollout, from
+the node after the root action at a decision point to the end of the hand: it
+reaches exactly one terminal history; an OS-MCCFR episode samples one; an
+ES-MCCFR traversal reaches every terminal history below the traverser's
+actions along its sampled chance and opponent actions (about 15 an iteration
+at the uniform start, fewer later): each is counted.  *Nodes touched*:
+decision and terminal histories (chance histories are left out on both sides,
+since our ledgers do not count chance events): MCCFR's counted by
+`run_anchor`; ours from the run's ledger, `mccfr_anchor.histories_touched`
+(its decision points, every decision its rollouts drew after them, and one
+terminal history per call).  *Seconds*: each learner's own training time, its
+evaluations left out, on one core: ours on our fused kernels, MCCFR's of
+OpenSpiel's Python solvers (far slower per history than pyspiel's C++ ones),
+their iterations timed inside `run_anchor` (`timed_iterations`).
 
 Calls to a threshold (0.2 chips and the paper's CP-GRPO exploitability, read from the claims file, by default): per seed, the first
 crossing of the recorded curve, interpolated linearly in log budget and log
 exploitability between the two budgets around it (`learning.study_design.
 calls_to`'s rule); over seeds, the geometric mean of the seeds that reach it,
 with how many do.  Nodes and seconds to a threshold are taken at the same
-crossing (seconds interpolated linearly in calls).
+crossing (each interpolated linearly in terminal histories).
 
 Caveat: our learner also walks the whole tree every iteration with the exact
 game model (chance probabilities, and the opponent's reach of every history)
@@ -53,18 +52,19 @@ card from its posterior, to weight its average policy by own reach and to
 take expectations in the baseline's corrections; OS- and ES-MCCFR use the
 model only to sample.  That model work is not in the units above (it is in
 the wall time).  Hyperparameters are not matched: ours were chosen on
-development seeds, OS-MCCFR runs at pyspiel's default exploration 0.6,
+development seeds, OS-MCCFR runs at OpenSpiel's default exploration 0.6,
 ES-MCCFR has none.
 
     .venv/bin/python benchmarks/bench_learn_quality.py [--quick] [--budgets 1e4,3e4,...] [--seeds 2001,2002]
-        [--workers 2] [--probe 2000] [--probe-budget 3e5] [--thresholds 0.2,0.15]
-        [--study-json results/05_solver_study.json] [--eta E] [--alpha A] [--kappa K]
+        [--workers 2] [--thresholds 0.2,0.15] [--study-json results/05_solver_study.json] [--eta E] [--alpha A]
+        [--kappa K]
 
-The default (budgets 1e4 to 1e7 at four per decade, two seeds, two workers) takes about three minutes of compute
-(OS-MCCFR's 1e7 episodes are most of it; about two minutes of wall time on two free cores, more when the machine is
-shared); --seeds and --budgets ask for more.  --quick (budgets 1e3 to 1e5, one seed, one process) takes a few
-seconds once numba's kernels are cached.  Results do not depend on --workers: every (method, seed) is its own
-seeded run.
+OpenSpiel's Python solvers cost about 30 (ES) and 90 (OS) microseconds of one core per terminal history on this
+book's machine, so the default (budgets 1e4 to 1e7 at four per decade, two seeds, two workers) takes about 40
+minutes of compute (OS-MCCFR's 1e7 terminal histories are most of it; about 20 minutes of wall time on two free
+cores, more when the machine is shared); --seeds and --budgets ask for more, --budgets up to 1e6 for a tenth of it.
+--quick (budgets 1e3 to 1e5, one seed, one process) takes about 15 seconds once numba's kernels are cached.
+Results do not depend on --workers: every (method, seed) is its own seeded run.
 """
 from __future__ import annotations
 
@@ -74,18 +74,18 @@ import json
 import math
 import time
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
 
 from oscc_core.chapters.solver import study as solver_study
-from oscc_core.learning import calls_rules
+from oscc_core.learning import calls_rules, mccfr_anchor
 
 GAME = "leduc"                    # our name
 OPENSPIEL_GAME = "leduc_poker"    # OpenSpiel's
 THRESHOLDS = (solver_study.ROUND_THRESHOLDS[0], solver_study.thresholds()[-1])
-OS_EPSILON = 0.6                  # OS-MCCFR exploration (pyspiel's default)
 STUDY_JSON = Path(__file__).resolve().parents[1] / "results" / "05_solver_study.json"
 #: The study's converging CP-GRPO when its results file holds no tuning.
 FALLBACK = {"eta": 8.0, "alpha": 1.0, "kappa": 0.01, "decision_law": "counterfactual", "decision_points": 128}
@@ -99,6 +99,10 @@ ALIASES = {"eta": ("eta", "learning_rate"), "alpha": ("alpha", "proximal_alpha")
            "decision_points": ("decision_points", "N")}
 METHODS = ("fast", "study", "os", "es")
 LABELS = {"fast": "CP-GRPO fast", "study": "CP-GRPO study", "os": "OS-MCCFR", "es": "ES-MCCFR"}
+#: Our MCCFR methods and the anchors' solvers (`oscc_core.learning.mccfr_anchor`) that run them.
+MCCFR = {"os": mccfr_anchor.OS, "es": mccfr_anchor.ES}
+#: The arm our learners run (its kind decides how its ledger counts nodes: `mccfr_anchor.histories_touched`).
+OUR_ARM = "cp_grpo"
 #: Seeds of every method: disjoint from the book's reporting seeds and its development seeds.
 DEFAULT_SEEDS = (2001, 2002)
 QUICK_SEEDS = (2001,)
@@ -274,190 +278,59 @@ def fmt_calls(x: float | None) -> str:
     return "-" if x is None else f"{round_sig(x):,}"
 
 
-def es_expected_cost(game, policy) -> dict:
-    """Exact expected counts of one external-sampling iteration (one traversal per player, the traverser
-    taking every action, chance and the other players sampled) when every player plays `policy(state)`
-    (probabilities in `state.legal_actions()` order): {"terminals", "decisions", "nodes"}, nodes counting every
-    history the traversal recurses into (chance, decision and terminal), as the instrumented solver does."""
-    def visit(state, traverser):                 # -> (terminals, decisions, nodes) expected below `state`
-        if state.is_terminal():
-            return np.array([1.0, 0.0, 1.0])
-        if state.is_chance_node():
-            total = np.array([0.0, 0.0, 1.0])
-            for action, p in state.chance_outcomes():
-                total += p * visit(state.child(action), traverser)
-            return total
-        total = np.array([0.0, 1.0, 1.0])
-        actions = state.legal_actions()
-        if state.current_player() == traverser:
-            for action in actions:
-                total += visit(state.child(action), traverser)
-        else:
-            for action, p in zip(actions, policy(state)):
-                if p > 0:
-                    total += p * visit(state.child(action), traverser)
-        return total
+# ----- the runs -----------------------------------------------------------------------------------------------
+@contextmanager
+def timed_iterations():
+    """Inside the block, `mccfr_anchor.run_anchor` runs as it always does, its solver's iterations timed: yields
+    the list that receives, at each of its records (in budget order), the seconds its iterations took so far
+    (the evaluations left out).  The module's own functions are put back after the block."""
+    made, evaluate = mccfr_anchor.counting_solver, mccfr_anchor.average_table
+    marks: list[float] = []
 
-    counts = sum(visit(game.new_initial_state(), player) for player in range(game.num_players()))
-    return dict(zip(("terminals", "decisions", "nodes"), (float(c) for c in counts)))
+    def counting_solver(kind, game):
+        solver = made(kind, game)
+        step, solver.seconds = solver.iteration, 0.0
 
+        def iteration():
+            t0 = time.perf_counter()
+            step()
+            solver.seconds += time.perf_counter() - t0
+        solver.iteration = iteration
+        return solver
 
-def uniform_policy(state) -> list[float]:
-    n = len(state.legal_actions())
-    return [1.0 / n] * n
+    def average_table(game_name, solver, tabular):
+        marks.append(solver.seconds)
+        return evaluate(game_name, solver, tabular)
+
+    mccfr_anchor.counting_solver, mccfr_anchor.average_table = counting_solver, average_table
+    try:
+        yield marks
+    finally:
+        mccfr_anchor.counting_solver, mccfr_anchor.average_table = made, evaluate
 
 
-# ----- OpenSpiel's solvers and the cost probes ----------------------------------------------------------
-def load_openspiel():
-    import pyspiel
+def run_mccfr(method: str, seed: int, budgets) -> dict:
+    """OpenSpiel's Python OS- or ES-MCCFR (`method` "os" or "es") as chapter 05 runs it (`mccfr_anchor.run_anchor`,
+    numpy's global generator seeded `seed`), recorded after the first iteration whose counted terminal histories
+    reach each budget: terminal histories ("calls"), decision and terminal histories ("nodes"), iterations, the
+    seconds of its iterations so far and the exact exploitability of its average policy; pyspiel's exploitability
+    of the last one beside."""
+    from oscc_core.learning.checkpoints import openspiel_exploitability
+    from oscc_core.policy import table_to_policy
 
-    return pyspiel, pyspiel.load_game(OPENSPIEL_GAME)
-
-
-def os_episodes_per_iteration(trials: int = 200) -> int:
-    """Episodes (sampled terminal histories) in one `run_iteration()` of pyspiel's C++ OS-MCCFR: 2 (one per
-    player) when, after two iterations of a fresh solver, some seed's average policy is not uniform somewhere;
-    1 otherwise (with one episode per iteration the update player alternates, so every average-policy increment
-    of the first two iterations is taken at zero regrets: uniform)."""
-    pyspiel, game = load_openspiel()
-    states = []
-
-    def walk(state, seen):
-        if state.is_terminal():
-            return
-        if state.is_chance_node():
-            for action, _ in state.chance_outcomes():
-                walk(state.child(action), seen)
-            return
-        key = state.information_state_string()
-        if key not in seen:
-            seen.add(key)
-            states.append(state)
-        for action in state.legal_actions():
-            walk(state.child(action), seen)
-
-    walk(game.new_initial_state(), set())
-    for seed in range(trials):
-        solver = pyspiel.OutcomeSamplingMCCFRSolver(game, OS_EPSILON, seed)
-        solver.run_iteration()
-        solver.run_iteration()
-        policy = solver.average_policy()
-        for state in states:
-            probs = [p for _, p in policy.get_state_policy(state)]
-            if max(probs) - min(probs) > 1e-12:
-                return 2
-    return 1
-
-
-def counting_es_solver(game):
-    """OpenSpiel's Python ExternalSamplingSolver, counting the nodes, decision nodes and terminal histories its
-    traversals touch (attributes nodes, decisions, terminals)."""
-    from open_spiel.python.algorithms import external_sampling_mccfr as es
-
-    class Counting(es.ExternalSamplingSolver):
-        def __init__(self, game):
-            super().__init__(game)
-            self.nodes = self.decisions = self.terminals = 0
-
-        def _update_regrets(self, state, player):
-            self.nodes += 1
-            if state.is_terminal():
-                self.terminals += 1
-            elif not state.is_chance_node():
-                self.decisions += 1
-            return super()._update_regrets(state, player)
-
-    return Counting(game)
-
-
-def counting_os_solver(game):
-    """OpenSpiel's Python OutcomeSamplingSolver (exploration 0.6, as pyspiel's), counting the nodes, decision
-    nodes and terminal histories its episodes touch."""
-    from open_spiel.python.algorithms import outcome_sampling_mccfr as osm
-
-    class Counting(osm.OutcomeSamplingSolver):
-        def __init__(self, game):
-            super().__init__(game)
-            self._expl = OS_EPSILON
-            self.nodes = self.decisions = self.terminals = 0
-
-        def _episode(self, state, update_player, my_reach, opp_reach, sample_reach):
-            self.nodes += 1
-            if state.is_terminal():
-                self.terminals += 1
-            elif not state.is_chance_node():
-                self.decisions += 1
-            return super()._episode(state, update_player, my_reach, opp_reach, sample_reach)
-
-    return Counting(game)
-
-
-def probe(kind: str, iterations: int, seed: int) -> dict:
-    """Per-iteration counts of OpenSpiel's Python ES- or OS-MCCFR (`kind`) over `iterations` iterations (numpy
-    seeded with `seed`): means of terminal histories, decision nodes and nodes touched, the terminal histories
-    per iteration in the first and the last tenth, and the probe's seconds."""
-    _, game = load_openspiel()
-    np.random.seed(seed)
-    solver = (counting_es_solver if kind == "es" else counting_os_solver)(game)
-    per = np.zeros((iterations, 3))
-    t0 = time.perf_counter()
-    for i in range(iterations):
-        before = (solver.terminals, solver.decisions, solver.nodes)
-        solver.iteration()
-        per[i] = (solver.terminals - before[0], solver.decisions - before[1], solver.nodes - before[2])
-    tenth = max(1, iterations // 10)
-    out = {"iterations": iterations, "seconds": time.perf_counter() - t0,
-           "terminals": float(per[:, 0].mean()), "decisions": float(per[:, 1].mean()),
-           "nodes": float(per[:, 2].mean()), "terminals_sd": float(per[:, 0].std()),
-           "terminals_first_tenth": float(per[:tenth, 0].mean()),
-           "terminals_last_tenth": float(per[-tenth:, 0].mean()),
-           "nodes_first_tenth": float(per[:tenth, 2].mean()), "nodes_last_tenth": float(per[-tenth:, 2].mean())}
-    if kind == "es":
-        out["uniform"] = es_expected_cost(game, uniform_policy)
-    return out
-
-
-def run_os(seed: int, budgets, episodes_per_iteration: int) -> dict:
-    """C++ OS-MCCFR with `seed`, recorded after round(budget / episodes per iteration) iterations."""
-    pyspiel, game = load_openspiel()
-    solver = pyspiel.OutcomeSamplingMCCFRSolver(game, OS_EPSILON, seed)
-    done, records, seconds = 0, [], 0.0
-    for budget in budgets:
-        target = max(1, round(budget / episodes_per_iteration))
-        t0 = time.perf_counter()
-        while done < target:
-            solver.run_iteration()
-            done += 1
-        seconds += time.perf_counter() - t0
-        records.append({"budget": budget, "iterations": done, "calls": done * episodes_per_iteration,
-                        "seconds": seconds,
-                        "exploitability": float(pyspiel.exploitability(game, solver.average_policy()))})
-    return {"records": records}
-
-
-def run_es(seed: int, budgets, per_iteration: dict) -> dict:
-    """C++ ES-MCCFR with `seed`, recorded after round(budget / terminal histories per iteration) iterations; the
-    exact expected cost of an iteration under its average policy at the largest budget beside."""
-    pyspiel, game = load_openspiel()
-    solver = pyspiel.ExternalSamplingMCCFRSolver(game, seed, pyspiel.MCCFRAverageType.SIMPLE)
-    done, records, seconds = 0, [], 0.0
-    for budget in budgets:
-        target = max(1, round(budget / per_iteration["terminals"]))
-        t0 = time.perf_counter()
-        while done < target:
-            solver.run_iteration()
-            done += 1
-        seconds += time.perf_counter() - t0
-        records.append({"budget": budget, "iterations": done, "calls": done * per_iteration["terminals"],
-                        "nodes": done * per_iteration["nodes"], "seconds": seconds,
-                        "exploitability": float(pyspiel.exploitability(game, solver.average_policy()))})
-    average = solver.average_policy()
-
-    def policy(state):
-        probs = dict(average.get_state_policy(state))
-        return [probs.get(a, 0.0) for a in state.legal_actions()]
-
-    return {"records": records, "late_cost": es_expected_cost(game, policy)}
+    budgets = sorted(int(b) for b in budgets)
+    with timed_iterations() as seconds:
+        out = mccfr_anchor.run_anchor(MCCFR[method], GAME, seed, budgets)
+    if len(seconds) != len(budgets):
+        raise RuntimeError(f"run_anchor evaluated {len(seconds)} average policies for {len(budgets)} budgets: "
+                           "timed_iterations no longer follows its loop.")
+    records = []
+    for budget, sec in zip(budgets, seconds):
+        r = out["records"][str(budget)]
+        records.append({"budget": budget, "calls": r["terminal_histories"],
+                        "nodes": r["terminal_histories"] + r["decision_histories"], "iterations": r["iterations"],
+                        "seconds": sec, "exploitability": r["exploitability_average"]})
+    return {"records": records, "pyspiel_top": openspiel_exploitability(GAME, table_to_policy(GAME, out["table"]))}
 
 
 def ours_schedule(hyper: dict):
@@ -469,43 +342,33 @@ def ours_schedule(hyper: dict):
                     proximal_alpha=float(hyper["alpha"]), proximal_kappa=float(hyper["kappa"]), **options)
 
 
-def run_ours(seed: int, budgets, hyper: dict, engine: str = "auto", count_chance: bool = False) -> dict:
-    """Our converging CP-GRPO (`loop.Learners`, arm cp_grpo) recorded after the first iteration that reaches each
-    budget: realised calls, the ledger's counts, seconds of training and exact exploitability of the average
-    policy; pyspiel's exploitability of the last one beside.  With `count_chance` (torch engine), also the chance
-    events its rollouts reached so far at each record."""
+def run_ours(seed: int, budgets, hyper: dict) -> dict:
+    """Our converging CP-GRPO (`loop.Learners`, arm `OUR_ARM`) recorded after the first iteration that reaches
+    each budget: realised calls (terminal histories), the nodes its ledger says it touched
+    (`mccfr_anchor.histories_touched`), the ledger's counts, seconds of training and exact exploitability of the
+    average policy; pyspiel's exploitability of the last one beside."""
     import torch
 
-    from oscc_core.learning import loop
+    from oscc_core.learning.arms import get_learner_arm
     from oscc_core.learning.checkpoints import openspiel_exploitability
     from oscc_core.learning.loop import Learners, RunSpec
     from oscc_core.learning.study import exploitability
     from oscc_core.policy import table_to_policy
 
     torch.set_num_threads(1)
-    chance = [0]
-    original = loop.play
-    if count_chance:
-        def counting(*args, **kwargs):
-            out = original(*args, **kwargs)
-            chance[0] += int(out.chance_draws.sum())
-            return out
-        loop.play = counting
-    try:
-        learners = Learners(GAME, [RunSpec("cp_grpo", seed)], ours_schedule(hyper), engine=engine)
-        records, seconds = [], 0.0
-        for budget in budgets:
-            t0 = time.perf_counter()
-            while int(learners.ledger.counts["physical_calls"][0]) < budget:
-                learners.step()
-            seconds += time.perf_counter() - t0
-            row = learners.ledger.row(0)
-            records.append({"budget": int(budget), "calls": row["physical_calls"], "iterations": row["iterations"],
-                            "decisions": row["decisions"], "transitions": row["transitions"], "groups": row["groups"],
-                            "chance": chance[0], "seconds": seconds,
-                            "exploitability": exploitability(GAME, learners.average_tables()[0])})
-    finally:
-        loop.play = original
+    learners = Learners(GAME, [RunSpec(OUR_ARM, seed)], ours_schedule(hyper))
+    samples = get_learner_arm(OUR_ARM).samples
+    records, seconds = [], 0.0
+    for budget in budgets:
+        t0 = time.perf_counter()
+        while int(learners.ledger.counts["physical_calls"][0]) < budget:
+            learners.step()
+        seconds += time.perf_counter() - t0
+        row = learners.ledger.row(0)
+        records.append({"budget": int(budget), "calls": row["physical_calls"],
+                        "nodes": mccfr_anchor.histories_touched(row, samples), "iterations": row["iterations"],
+                        "decisions": row["decisions"], "groups": row["groups"],
+                        "seconds": seconds, "exploitability": exploitability(GAME, learners.average_tables()[0])})
     check = openspiel_exploitability(GAME, table_to_policy(GAME, learners.average_tables()[0]))
     return {"records": records, "pyspiel_top": check, "engine": learners.engine}
 
@@ -514,12 +377,7 @@ def run_job(job: tuple) -> tuple:
     """(method, seed, budgets, extra) -> (method, seed, result, seconds): one worker task."""
     method, seed, budgets, extra = job
     t0 = time.perf_counter()
-    if method in ("fast", "study"):
-        result = run_ours(seed, budgets, extra)
-    elif method == "probe":
-        result = run_ours(seed, budgets, extra, engine="torch", count_chance=True)
-    else:
-        result = {"os": run_os, "es": run_es}[method](seed, budgets, extra)
+    result = run_ours(seed, budgets, extra) if method in ("fast", "study") else run_mccfr(method, seed, budgets)
     return method, seed, result, time.perf_counter() - t0
 
 
@@ -535,17 +393,10 @@ def cell(results: list[dict], i: int) -> str:
     return f"{np.mean(values):8.4f} [{min(values):.3f}-{max(values):.3f}]"
 
 
-def our_nodes_per_call(probe_result: dict) -> list[tuple[float, float]]:
-    """[(calls, nodes touched so far per call)] of the probe's records: a call's branch nodes (its transitions
-    and chance events: the node after the root action, every later decision and chance event, the terminal)
-    plus its group's decision point, shared by the group's calls."""
-    return [(r["calls"], (r["groups"] + r["transitions"] + r["chance"]) / r["calls"])
-            for r in probe_result["records"]]
-
-
-def crossings(method: str, results: list[dict], threshold: float, nodes_per_call) -> dict:
-    """Per seed, the terminal histories, nodes and seconds at which `results` first reach `threshold`; their
-    geometric means over the seeds that do, and how many do."""
+def crossings(results: list[dict], threshold: float) -> dict:
+    """Per seed, the terminal histories at which `results` first reach `threshold`, and the nodes and seconds
+    there (each interpolated linearly in terminal histories between the records around it); their geometric
+    means over the seeds that do, and how many do."""
     calls, nodes, seconds = [], [], []
     for r in results:
         value, status = calls_to(curve(r), threshold)
@@ -553,8 +404,8 @@ def crossings(method: str, results: list[dict], threshold: float, nodes_per_call
             calls.append(None), nodes.append(None), seconds.append(None)
             continue
         calls.append(value)
+        nodes.append(at_calls([(x["calls"], x["nodes"]) for x in r["records"]], value))
         seconds.append(at_calls([(x["calls"], x["seconds"]) for x in r["records"]], value))
-        nodes.append(value * nodes_per_call(value))
     out = {}
     for name, values in (("calls", calls), ("nodes", nodes), ("seconds", seconds)):
         out[name], out["reached"] = geometric_summary(values)
@@ -574,19 +425,14 @@ def _argument(parse):
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds (budgets "
-                        f"{', '.join(map(str, QUICK_BUDGETS))}, one seed, short probes)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run of about 15 seconds (budgets "
+                        f"{', '.join(map(str, QUICK_BUDGETS))}, one seed, one process)")
     parser.add_argument("--budgets", type=_argument(parse_budgets), default=None,
-                        help="terminal histories (our physical calls, OS episodes, ES terminal histories), "
+                        help="terminal histories (our physical calls, MCCFR's counted terminal histories), "
                              "comma-separated (default: 1e4 to 1e7, four per decade)")
     parser.add_argument("--seeds", type=_argument(parse_seeds), default=None,
                         help=f"seeds of every method (default {','.join(map(str, DEFAULT_SEEDS))})")
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default 2; --quick: 1)")
-    parser.add_argument("--probe", type=int, default=None,
-                        help="iterations of the instrumented Python ES- and OS-MCCFR (default 2000; --quick: 100)")
-    parser.add_argument("--probe-budget", type=float, default=None,
-                        help="calls of our torch-path run that counts nodes (default 3e5, capped at the largest "
-                             "budget)")
     parser.add_argument("--thresholds", type=_argument(parse_thresholds), default=THRESHOLDS,
                         help="exploitability targets (chips), comma-separated")
     parser.add_argument("--study-json", type=Path, default=STUDY_JSON,
@@ -597,11 +443,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _print_setup(seeds, study: dict, sources: dict, episodes_per_iteration: int) -> None:
+def _print_setup(seeds, study: dict, sources: dict) -> None:
     """The run's header: the game, each method and the hyperparameters of our two learners, with their sources."""
-    import pyspiel
-    print(f"Leduc ({OPENSPIEL_GAME}), exploitability = NashConv / 2 of the average policy (chips; uniform 2.3736); "
-          f"pyspiel {getattr(pyspiel, '__version__', '?')}; seeds {', '.join(map(str, seeds))} for every method")
+    from importlib.metadata import version
+
+    print(f"Leduc ({OPENSPIEL_GAME}), exploitability = NashConv / 2 of the average policy (chips; uniform 2.3736; the "
+          f"book's exact engine); open_spiel {version('open_spiel')}; seeds {', '.join(map(str, seeds))} for every "
+          "method")
     fast = ours_schedule(FAST)
     print(f"CP-GRPO fast:  {', '.join(f'{k} = {v}' for k, v in FAST.items())}; E = {fast.epochs}, clip "
           f"{fast.epsilon} (benchmarks/learner_ideas.md)")
@@ -611,17 +459,20 @@ def _print_setup(seeds, study: dict, sources: dict, episodes_per_iteration: int)
         used = ", ".join(f"{name} = {study[name]} [{sources[name]}]" for name in FALLBACK)
     options = ", ".join(f"{name} = {study[name]}" for name in OPTION_NAMES if name in study)
     print(f"CP-GRPO study: {used}" + (f"; options of the study's design: {options}" if options else ""))
-    epi = episodes_per_iteration
-    print(f"OS-MCCFR: pyspiel C++ OutcomeSamplingMCCFRSolver(game, epsilon={OS_EPSILON}, seed); one run_iteration() "
-          f"= {epi} episode{'s' if epi > 1 else ''} (detected); one episode = one sampled terminal history")
-    print("ES-MCCFR: pyspiel C++ ExternalSamplingMCCFRSolver(game, seed, SIMPLE); iterations = budget / terminal "
-          "histories per iteration (probe below)")
+    print("OS-MCCFR, ES-MCCFR: OpenSpiel's Python OutcomeSamplingSolver (exploration "
+          f"{mccfr_anchor.OS_EXPLORATION}) and ExternalSamplingSolver (simple averaging), run as chapter 05 runs them "
+          "(oscc_core.learning.mccfr_anchor.run_anchor, numpy seeded): every terminal and decision history counted "
+          "in the run, recorded after the first iteration reaching each budget")
+    print("Units: terminal histories (ours: physical calls, one branch rollout each); nodes touched = decision + "
+          "terminal histories (MCCFR: counted; ours: the ledger's, mccfr_anchor.histories_touched); seconds = "
+          "training only, one core: ours on our fused kernels, MCCFR's = OpenSpiel's PYTHON solvers' iterations "
+          "(far slower than pyspiel's C++ solvers)")
 
 
 def _run_all(jobs: list, workers: int) -> tuple[dict, dict]:
     """Every job's result by method and seed, and each method's compute seconds (summed over its jobs)."""
-    results: dict = {m: {} for m in METHODS + ("probe",)}
-    compute: dict = {m: 0.0 for m in METHODS + ("probe",)}
+    results: dict = {m: {} for m in METHODS}
+    compute: dict = {m: 0.0 for m in METHODS}
     if workers == 1:
         done = map(run_job, jobs)
     else:
@@ -635,73 +486,41 @@ def _run_all(jobs: list, workers: int) -> tuple[dict, dict]:
     return results, compute
 
 
-def _print_probes(probes: dict, by: dict, probe_run: dict, budgets) -> list:
-    """What one unit of each method costs in nodes touched (the instrumented probes); returns our nodes per call
-    as the probe measured it by each budget (`our_nodes_per_call`)."""
-    print()
-    print("Cost probes (OpenSpiel's Python solvers, instrumented; our first seed's fast run replayed on the torch path):")
-    for kind in ("es", "os"):
-        p = probes[kind]
-        unit = "iteration (one traversal per player)" if kind == "es" else "iteration (one episode per player)"
-        print(f"  {LABELS[kind]}: per {unit}, {p['terminals']:.2f} terminal histories, {p['decisions']:.2f} decision "
-              f"nodes, {p['nodes']:.2f} nodes touched ({p['iterations']} iterations; nodes per terminal history "
-              f"{p['nodes'] / p['terminals']:.2f}, first tenth {p['nodes_first_tenth'] / p['terminals_first_tenth']:.2f}"
-              f", last tenth {p['nodes_last_tenth'] / p['terminals_last_tenth']:.2f})")
-    u = probes["es"]["uniform"]
-    late = {k: float(np.mean([r["late_cost"][k] for r in by["es"]])) for k in ("terminals", "decisions", "nodes")}
-    print(f"  ES exact expectation per iteration: uniform policy {u['terminals']:.2f} terminal histories, {u['nodes']:.2f}"
-          f" nodes; its average policy at {budgets[-1]:,}: {late['terminals']:.2f} terminal histories "
-          f"({100 * (late['terminals'] / probes['es']['terminals'] - 1):+.1f}% against the probe), {late['nodes']:.2f} "
-          "nodes")
-    fast_first = by["fast"][0]
-    same = all(a["exploitability"] == b["exploitability"] for a, b in zip(probe_run["records"], fast_first["records"]))
-    npc = our_nodes_per_call(probe_run)
-    last = probe_run["records"][-1]
-    print(f"  one of our physical calls = one branch rollout from the node after the root action to the end of the "
-          f"hand = ONE sampled terminal history; over {last['calls']:,} calls of the probe it touched "
-          f"{npc[-1][1]:.2f} nodes on average ({last['transitions'] / last['calls']:.2f} transitions: the root action "
-          f"and {last['decisions'] / last['calls']:.2f} later decisions; {last['chance'] / last['calls']:.2f} chance "
-          f"events; {last['groups'] / last['calls']:.2f} decision points, each shared by its group's "
-          f"{last['calls'] / last['groups']:.2f} branches); at {npc[0][0]:,} calls {npc[0][1]:.2f}")
-    print(f"  the torch-path replay {'equals' if same else 'DIFFERS FROM'} the fused run's exploitability at every "
-          f"budget it reached ({probe_run['engine']} against {fast_first['engine']})")
-    return npc
-
-
 def _print_curves(by: dict, budgets, compute: dict, workers: int, wall0: float) -> None:
-    """Exploitability per budget and method (mean and range over seeds), the pyspiel recheck of our last
-    policies, and the compute spent."""
+    """Exploitability per budget and method (mean and range over seeds), the pyspiel recheck of every method's
+    last policies, what each method's last records counted, and the compute spent."""
     print()
     header = " | ".join(f"{LABELS[m] + ' (mean [min-max])':>26s}" for m in METHODS)
     print(f"{'budget':>11s} | {header}")
     for i, b in enumerate(budgets):
         print(f"{b:>11,d} | " + " | ".join(f"{cell(by[m], i):>26s}" for m in METHODS))
     print()
-    for m in ("fast", "study"):
+    for m in METHODS:
         top = [r["records"][-1] for r in by[m]]
         diff = max(abs(r["records"][-1]["exploitability"] - r["pyspiel_top"]) for r in by[m])
+        unit = "calls" if m in ("fast", "study") else "terminal histories"
         print(f"{LABELS[m]} at {budgets[-1]:,}: pyspiel.exploitability of the same average policies differs from ours "
-              f"by at most {diff:.1e}; realised calls {min(r['calls'] for r in top):,}-{max(r['calls'] for r in top):,}"
-              f", {np.mean([r['iterations'] for r in top]):,.0f} iterations")
-    print(f"compute (all seeds, one core each, evaluations included): "
+              f"by at most {diff:.1e}; realised {unit} {min(r['calls'] for r in top):,}-"
+              f"{max(r['calls'] for r in top):,}, {np.mean([r['iterations'] for r in top]):,.0f} iterations, "
+              f"{np.mean([r['nodes'] / r['calls'] for r in top]):.2f} nodes touched per terminal history")
+    print("compute (all seeds, one core each, evaluations included): "
           + ", ".join(f"{LABELS[m]} {compute[m]:.1f} s" for m in METHODS)
-          + f", node probe {compute['probe']:.1f} s; {workers} worker{'s' if workers > 1 else ''}; "
-          f"wall {time.perf_counter() - wall0:.1f} s")
+          + f"; {workers} worker{'s' if workers > 1 else ''}; wall {time.perf_counter() - wall0:.1f} s")
 
 
-def _print_thresholds(by: dict, thresholds, budgets, seeds, nodes_per: dict) -> None:
+def _print_thresholds(by: dict, thresholds, budgets, seeds) -> None:
     """Per method and threshold: seeds that reach it, terminal histories, nodes and seconds at the crossing; then
     each method's histories against our fast learner's."""
     print()
     print("To each threshold, per method: geometric mean over the seeds that reach it (first crossing, log-log "
           f"between budgets; {len(budgets)} budgets from {budgets[0]:,} to {budgets[-1]:,}); nodes touched and "
-          "seconds (training only, one core) at the same crossing")
+          "seconds (training only, one core; MCCFR: OpenSpiel's Python solvers) at the same crossing")
     print(f"{'method':>14s} | {'threshold':>9s} | {'seeds':>5s} | {'terminal histories':>18s} | {'nodes touched':>14s} | "
           f"{'seconds':>8s}")
     table = {}
     for th in thresholds:
         for m in METHODS:
-            c = crossings(m, by[m], th, nodes_per[m])
+            c = crossings(by[m], th)
             table[(m, th)] = c
             sec = "-" if c["seconds"] is None else f"{c['seconds']:.2f}"
             print(f"{LABELS[m]:>14s} | {th:>9g} | {c['reached']:>2d}/{len(seeds):<2d} | {fmt_calls(c['calls']):>18s} | "
@@ -721,30 +540,15 @@ def main() -> None:
     budgets = args.budgets or (QUICK_BUDGETS if args.quick else DEFAULT_BUDGETS)
     seeds = args.seeds or (QUICK_SEEDS if args.quick else DEFAULT_SEEDS)
     workers = max(1, args.workers if args.workers is not None else (1 if args.quick else 2))
-    probe_iterations = max(10, args.probe or (100 if args.quick else 2000))
-    probe_top = min(budgets[-1], args.probe_budget or (budgets[-1] if args.quick else 3e5))
-    probe_budgets = tuple(b for b in budgets if b <= probe_top) or budgets[:1]
     study, sources = hyperparameters(args.study_json, {"eta": args.eta, "alpha": args.alpha, "kappa": args.kappa})
     wall0 = time.perf_counter()
-    epi = os_episodes_per_iteration()
-    _print_setup(seeds, study, sources, epi)
-
-    probes = {kind: probe(kind, probe_iterations, seeds[0]) for kind in ("es", "os")}
-    jobs = [(m, seed, budgets, extra) for m, extra in (("os", epi), ("es", probes["es"]), ("fast", FAST),
-                                                       ("study", study)) for seed in seeds]
-    jobs.append(("probe", seeds[0], probe_budgets, FAST))     # longest first: OS, ES, ours, the probe
+    _print_setup(seeds, study, sources)
+    jobs = [(m, seed, budgets, extra) for m, extra in (("os", None), ("es", None), ("fast", FAST), ("study", study))
+            for seed in seeds]                                     # longest first: OS, ES, ours
     results, compute = _run_all(jobs, workers)
     by = {m: [results[m][s] for s in seeds] for m in METHODS}
-    npc = _print_probes(probes, by, results["probe"][seeds[0]], budgets)
-
-    def our_nodes(calls):                       # nodes per call so far, as the probe measured it by then
-        return at_calls(npc, calls) if calls <= npc[-1][0] else npc[-1][1]
-
-    nodes_per = {"fast": our_nodes, "study": lambda c: npc[-1][1],
-                 "os": lambda c: probes["os"]["nodes"] / probes["os"]["terminals"],
-                 "es": lambda c: probes["es"]["nodes"] / probes["es"]["terminals"]}
     _print_curves(by, budgets, compute, workers, wall0)
-    _print_thresholds(by, args.thresholds, budgets, seeds, nodes_per)
+    _print_thresholds(by, args.thresholds, budgets, seeds)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,10 @@
-"""The pure helpers of benchmarks/bench_learn_quality.py: budgets, hyperparameters, crossings, the last line, and
-the external-sampling cost model (checked by hand on Kuhn poker and against OpenSpiel's own Python solver)."""
+"""The helpers of benchmarks/bench_learn_quality.py: budgets, hyperparameters, crossings (terminal histories, and
+the nodes and seconds there), our runs with the nodes their ledgers count, and the MCCFR runs, which are the book's
+counted runs (`oscc_core.learning.mccfr_anchor.run_anchor`) with their iterations timed."""
 import importlib.util
 import json
-import math
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_learn_quality.py"
@@ -83,50 +82,20 @@ def test_thresholds_and_summaries():
 
 
 def test_crossings_take_nodes_and_seconds_at_the_same_crossing():
-    records = [{"calls": 1e4, "exploitability": 1.0, "seconds": 1.0}, {"calls": 1e6, "exploitability": 0.01,
-                                                                        "seconds": 101.0}]
-    out = bq.crossings("x", [{"records": records}, {"records": records[:1]}], 0.1, lambda calls: 3.0)
-    assert out["reached"] == 1 and out["calls"] == pytest.approx(1e5)
-    assert out["nodes"] == pytest.approx(3e5) and out["seconds"] == pytest.approx(1.0 + 100.0 * 9e4 / 99e4)
+    records = [{"calls": 1e4, "nodes": 3e4, "exploitability": 1.0, "seconds": 1.0},
+               {"calls": 1e6, "nodes": 2e6, "exploitability": 0.01, "seconds": 101.0}]
+    out = bq.crossings([{"records": records}, {"records": records[:1]}], 0.1)
+    assert out["reached"] == 1 and out["calls"] == pytest.approx(1e5)        # halfway in log-log
+    # nodes and seconds linear in terminal histories between the two records: 9e4 / 99e4 of the way
+    assert out["nodes"] == pytest.approx(3e4 + 197e4 * 9e4 / 99e4)
+    assert out["seconds"] == pytest.approx(1.0 + 100.0 * 9e4 / 99e4)
     assert out["per_seed"][1] is None
 
 
-def test_our_nodes_per_call_count_branch_nodes_and_a_share_of_the_decision_point():
-    probe = {"records": [{"calls": 30, "groups": 10, "transitions": 50, "chance": 5}]}
-    assert bq.our_nodes_per_call(probe) == [(30, pytest.approx(65 / 30))]
-
-
-def test_es_expected_cost_on_kuhn_by_hand():
-    """Kuhn, uniform: player 0's traversal reaches 2.5 terminals (pass: p1 passes, 1, or bets, 2 more; bet: 1)
-    over 3.5 decisions and 8 nodes; player 1's reaches 2 over 2.5 decisions and 6.5 nodes."""
-    pyspiel = pytest.importorskip("pyspiel")
-    cost = bq.es_expected_cost(pyspiel.load_game("kuhn_poker"), bq.uniform_policy)
-    assert cost == pytest.approx({"terminals": 4.5, "decisions": 6.0, "nodes": 14.5})
-
-
-def test_counting_solver_matches_the_exact_expectation():
-    """One traversal of OpenSpiel's Python ES from a fresh solver samples the other player uniformly: its mean
-    counts over many fresh solvers approach the exact expectation of that traversal."""
-    pyspiel = pytest.importorskip("pyspiel")
-    game = pyspiel.load_game("leduc_poker")
-    np.random.seed(0)
-    trials, totals = 3000, np.zeros(3)
-    for _ in range(trials):
-        solver = bq.counting_es_solver(game)
-        solver._update_regrets(game.new_initial_state(), 0)
-        totals += (solver.terminals, solver.decisions, solver.nodes)
-    mean = totals / trials
-
-    class FirstTraversal:                        # the exact expectation of player 0's traversal alone
-        def num_players(self):
-            return 1
-
-        def new_initial_state(self):
-            return game.new_initial_state()
-
-    exact = bq.es_expected_cost(FirstTraversal(), bq.uniform_policy)
-    for i, key in enumerate(("terminals", "decisions", "nodes")):
-        assert math.isclose(mean[i], exact[key], rel_tol=0.05), (key, mean[i], exact[key])
+def test_a_crossing_at_the_first_record_takes_its_nodes_and_seconds():
+    records = [{"calls": 1e4, "nodes": 3e4, "exploitability": 0.05, "seconds": 2.0}]
+    out = bq.crossings([{"records": records}], 0.1)
+    assert (out["calls"], out["nodes"], out["seconds"]) == (pytest.approx(1e4), pytest.approx(3e4), pytest.approx(2.0))
 
 
 @pytest.mark.parametrize("hyper", [bq.FALLBACK, bq.FAST], ids=["study", "fast"])
@@ -139,21 +108,47 @@ def test_our_run_records_each_budget_and_pyspiel_agrees_with_its_last_exploitabi
     assert out["pyspiel_top"] == pytest.approx(out["records"][-1]["exploitability"], abs=1e-8)
 
 
-def test_the_node_probe_replays_the_fast_run_on_the_torch_path_and_counts_chance_events():
-    fused = bq.run_ours(2001, (1_500,), dict(bq.FAST))
-    torch_run = bq.run_ours(2001, (1_500,), dict(bq.FAST), engine="torch", count_chance=True)
-    assert torch_run["engine"] == "torch" and fused["engine"] == "fused"
-    assert torch_run["records"][0]["exploitability"] == fused["records"][0]["exploitability"]
-    record = torch_run["records"][0]
-    assert 0 < record["chance"] < record["calls"]          # a call reaches at most one public card
-    nodes = bq.our_nodes_per_call(torch_run)[0][1]
-    assert 2.0 < nodes < 5.0
+def test_our_nodes_are_the_decision_points_their_rollouts_decisions_and_one_terminal_history_per_call():
+    out = bq.run_ours(2001, (1_500,), dict(bq.FAST))
+    r = out["records"][0]
+    assert r["nodes"] == r["groups"] + r["decisions"] + r["calls"]
+    assert 2.0 < r["nodes"] / r["calls"] < 4.0          # a decision point shared by 2-3 branches, a few decisions
 
 
-def test_the_counting_os_solver_plays_one_episode_per_player():
-    pyspiel = pytest.importorskip("pyspiel")
-    out = bq.probe("os", 20, 0)
-    assert out["terminals"] == 2.0 and out["nodes"] > out["decisions"] > 2.0
+@pytest.mark.parametrize("method", ["es", "os"])
+def test_an_mccfr_run_is_the_books_counted_run_with_its_iterations_timed(method):
+    from oscc_core.learning import mccfr_anchor
+
+    budgets = (300, 1_000)
+    out = bq.run_mccfr(method, 2001, budgets)
+    book = mccfr_anchor.run_anchor(bq.MCCFR[method], "leduc", 2001, budgets)["records"]
+    for r, b in zip(out["records"], budgets):
+        counted = book[str(b)]
+        assert (r["budget"], r["calls"], r["nodes"], r["iterations"], r["exploitability"]) == (
+            b, counted["terminal_histories"], counted["terminal_histories"] + counted["decision_histories"],
+            counted["iterations"], counted["exploitability_average"])
+    assert 0 < out["records"][0]["seconds"] <= out["records"][1]["seconds"]
+    assert out["pyspiel_top"] == pytest.approx(out["records"][-1]["exploitability"], abs=1e-8)
+
+
+def test_timing_the_iterations_puts_the_anchor_module_back_and_changes_no_record():
+    from oscc_core.learning import mccfr_anchor
+
+    made, evaluate = mccfr_anchor.counting_solver, mccfr_anchor.average_table
+    with bq.timed_iterations() as seconds:
+        timed = mccfr_anchor.run_anchor(mccfr_anchor.ES, "kuhn", 7, (20, 50))
+    assert (mccfr_anchor.counting_solver, mccfr_anchor.average_table) == (made, evaluate)
+    assert len(seconds) == 2 and 0 < seconds[0] <= seconds[1]
+    plain = mccfr_anchor.run_anchor(mccfr_anchor.ES, "kuhn", 7, (20, 50))
+    assert timed["records"] == plain["records"]
+
+
+def test_the_command_line_keeps_its_options_and_has_no_probe():
+    args = bq._parser().parse_args(["--quick", "--budgets", "1e3,1e4", "--seeds", "3", "--workers", "1"])
+    assert (args.quick, args.budgets, args.seeds, args.workers) == (True, (1000, 10000), (3,), 1)
+    for gone in ("--probe", "--probe-budget"):
+        with pytest.raises(SystemExit):
+            bq._parser().parse_args([gone, "100"])
 
 
 def test_the_study_learner_runs_with_the_options_its_study_ran_with():
