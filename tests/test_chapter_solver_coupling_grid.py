@@ -236,13 +236,40 @@ def test_a_common_choice_ratio_overlapping_the_own_choice_ratio_leaves_the_tunin
 
 
 def test_the_tuning_reading_uses_only_the_cells_with_the_baseline_on():
-    # the baseline-off cell alone would be far apart from the own-choice ratio; with the baseline on they overlap
-    s = study({"cp_grpo": {"history": cell(CP_CHOICE, (1, 1, 1), (1.0, 1.2, 1.4)),
-                           "none": cell(CP_CHOICE, (1, 1, 1), (0.98, 1.0, 1.02))}}, OWN)
+    # the baseline-off cells alone would lie apart from the own-choice ratio; with the baseline on they overlap it
+    apart, overlapping = (0.98, 1.0, 1.02), (1.0, 1.2, 1.4)
+    s = study({"cp_grpo": {"history": cell(CP_CHOICE, (1, 1, 1), overlapping),
+                           "none": cell(CP_CHOICE, (1, 1, 1), apart)},
+               "independent": {"history": cell(IND_CHOICE, (1, 1, 1), overlapping),
+                               "none": cell(IND_CHOICE, (1, 1, 1), apart)}}, OWN)
     assert cg.tuning_reading(s) == (
         f"with each arm at its own choice independent / CP-GRPO is {ratio_by_hand(OWN)}; with both at one choice "
-        f"(baseline on, as the study ran) it is {ratio_by_hand((1.0, 1.2, 1.4))} at CP-GRPO's: the intervals overlap,"
-        f" so the tuning is not resolved as moving it.")
+        f"(baseline on, as the study ran) it is {ratio_by_hand(overlapping)} at CP-GRPO's; "
+        f"{ratio_by_hand(overlapping)} at independent's: the intervals overlap, so the tuning is not resolved as "
+        f"moving it.")
+
+
+def one_point() -> dict:
+    """Both arms' tuning chose CP_CHOICE: the 2 x 2's two common points are one (stored twice)."""
+    return study({owner: {"history": cell(CP_CHOICE, (1, 1, 1), F),
+                          "none": cell(CP_CHOICE, G, [g * f for g, f in zip(G, F)])}
+                  for owner in ("cp_grpo", "independent")}, OWN)
+
+
+def test_when_the_tuning_chose_one_point_for_both_arms_the_tuning_reading_says_the_tuning_moves_nothing():
+    assert cg.tuning_reading(one_point()) == (
+        f"the tuning chose the same point for both arms (eta 32, alpha 0.25, kappa 0.003), so each arm's own choice "
+        f"is the common one, and the study's ratio, {ratio_by_hand(OWN)}, is the 2 x 2's with the baseline on: here "
+        f"the tuning moves nothing.")
+
+
+def test_a_2x2_whose_two_common_points_are_one_is_answered_once_at_both_arms_choice():
+    text = cg.answer(one_point())
+    assert text.startswith(f"With the history baseline off, to 0.4 chips: at both arms' choice CP-GRPO needs fewer "
+                           f"calls (independent / CP-GRPO {ratio_by_hand(F)}), and CP-GRPO lower from 100 to 25,600 "
+                           f"calls (5 budgets; ")
+    assert text.count("at both arms' choice") == 2 + 2          # once per baseline, and each arm's baseline effect
+    assert "CP-GRPO's choice" not in text and "independent's choice" not in text
 
 
 def test_without_the_2x2_the_tuning_reading_gives_the_own_choice_ratio_alone():
