@@ -5,8 +5,8 @@ they touch:
 
 * **ES-MCCFR** (external sampling): one iteration is one traversal per player; the traverser takes every action,
   chance and the other player are sampled.  How many terminal histories an iteration reaches depends on the
-  policies it samples from (about 15 at the uniform start, fewer later), so it is counted, never converted at a
-  fixed rate;
+  policies it samples from (about 13 in Leduc at the uniform start, 13.5 to 14.5 later), so it is counted, never
+  converted at a fixed rate;
 * **OS-MCCFR** (outcome sampling, exploration `OS_EXPLORATION`): one iteration is one episode per player, and an
   episode samples one path to one terminal history.
 

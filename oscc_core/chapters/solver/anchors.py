@@ -77,7 +77,7 @@ def design_record(study_design: dict, seeds, budgets: dict) -> dict:
 
 
 def write(out_dir, parameters: dict, anchors: dict) -> Path:
-    """`05_solver_anchors.json` in `out_dir`, with its manifest."""
+    """`05_solver_mccfr_study.json` (`ANCHORS_FILE`) in `out_dir`, with its manifest."""
     from oscc_core.reporting.results import write_results
 
     return write_results(out_dir, ANCHORS_STEM, parameters, anchors, "cpu")

@@ -268,10 +268,11 @@ def tuning_reading(study: dict, learner: str = "converging") -> str:
                 f"so each arm's own choice is the common one, and the study's ratio, {ratio_text(own)}, is the 2 x 2's "
                 f"with the baseline on: here the tuning moves nothing.")
     said = "; ".join(f"{ratio_text(r)} at {LABELS[o]}'s" for o, r in common)
-    disjoint = own["low"] is not None and all(r["high"] is not None and (r["high"] < own["low"] or
-                                                                         r["low"] > own["high"]) for _, r in common)
+    intervals = own["low"] is not None and all(r["low"] is not None for _, r in common)
+    disjoint = intervals and all(r["high"] < own["low"] or r["low"] > own["high"] for _, r in common)
     verdict = ("the two do not overlap, so the difference between them is the tuning's, not the coupling's" if
-               disjoint else "the intervals overlap, so the tuning is not resolved as moving it")
+               disjoint else "the intervals overlap, so the tuning is not resolved as moving it" if intervals else
+               "a ratio without an interval (fewer than two pairs) resolves nothing")
     return (f"with each arm at its own choice independent / CP-GRPO is {ratio_text(own)}; with both at one choice "
             f"(baseline on, as the study ran) it is {said}: {verdict}.")
 
