@@ -425,7 +425,11 @@ def glue_values(study: dict, check: dict | None) -> dict[str, str]:
 
         out["study_checkpoints"] = str(len(saved["ours"]))
         out["study_checkpoint_difference"] = residual_text(saved["max_abs_difference"], CHECKPOINT_TOLERANCE)
+    out["study_check_sentence"] = "nothing was rerun: the whole study ran here"
     if check is not None:
+        from oscc_core.reporting.learning_study import live_check_text
+
+        out["study_check_sentence"] = live_check_text(check)
         out["study_check_records"] = f"{check['records']:,}"
         largest = "0" if check["max_abs_difference"] == 0 else f"{check['max_abs_difference']:.1e}"
         if check.get("mode", "bit for bit") == "bit for bit":
