@@ -44,7 +44,8 @@ GROUPS = {
     "oscc_core/reporting/claims.py": (
         ["oscc_core.reporting.claims.x__finite*", "oscc_core.reporting.claims.x_size_agrees*",
          "oscc_core.reporting.claims.x_size_test*", "oscc_core.reporting.claims.x_verdict*"],
-        ["tests/test_claims.py", "tests/test_verdict_properties.py", "tests/test_rule_boundaries_spec.py"]),
+        ["tests/test_claims.py", "tests/test_verdict_properties.py", "tests/test_rule_boundaries_spec.py",
+         "tests/test_claims_refusals_spec.py"]),
     "oscc_core/reporting/numbers.py": (
         ["oscc_core.reporting.numbers.*"],
         ["tests/test_rows.py", "tests/test_numbers_spec.py", "tests/test_rule_boundaries_spec.py"]),
