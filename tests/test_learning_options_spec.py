@@ -208,6 +208,8 @@ def test_an_annealed_pull_is_alpha_over_the_root_of_t_plus_t0_over_t0():
     s = Schedule(proximal_alpha=2.0, alpha_decay="inverse_sqrt", alpha_horizon=4.0)
     assert s.alphas(np.array([0, 5, 12])).tolist() == [2.0, pytest.approx(4 / 3, rel=1e-15), 1.0]
     assert Schedule(proximal_alpha=2.0, alpha_horizon=4.0).alphas(np.array([0, 12])).tolist() == [2.0, 2.0]
+    # a constant pull of 2.5 stays 2.5 at integer iteration counts (not rounded to the counts' integer type)
+    assert Schedule(proximal_alpha=2.5).alphas(np.array([0, 50])).tolist() == [2.5, 2.5]
 
 
 def test_a_schedule_pulls_when_alpha_or_kappa_is_above_0():
@@ -230,6 +232,7 @@ def test_a_record_of_a_schedule_gives_the_schedule_back():
     (dict(proximal_kappa=1.5), "proximal_kappa must be at most 1 (the magnet moves a share of the way), got 1.5."),
     (dict(alpha_decay="linear"), "alpha_decay must be one of constant, inverse_sqrt, got 'linear'."),
     (dict(baseline="value"), "baseline must be one of none, history, policy, got 'value'."),
+    (dict(decision_law="x"), "decision_law must be one of on_policy, counterfactual, uniform, got 'x'."),
 ])
 def test_each_refusal_names_the_option_and_what_is_allowed(option, message):
     with pytest.raises(ValueError) as caught:
