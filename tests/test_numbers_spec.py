@@ -42,3 +42,18 @@ def test_a_relative_deviation_as_a_signed_percentage(x, digits, text):
 
 def test_a_relative_deviation_has_one_decimal_by_default():
     assert deviation_text(0.5) == "+50.0%"
+
+
+def test_an_interval_with_a_non_finite_end_takes_the_significant_figures_asked_for():
+    assert interval_text(math.nan, 1.0, 2) == "[—, 1.0]" and interval_text(1.0, math.inf, 2) == "[1.0, inf]"
+
+
+def test_an_interval_whose_larger_end_is_exactly_the_zero_tolerance_is_written_in_scientific_notation():
+    assert interval_text(1e-12, 1e-12) == "[1.000e-12, 1.000e-12]"
+
+
+@pytest.mark.parametrize("value, text", [(61_440.0, "61,440"), (61_439.6, "61,439.6"), (61_439.96, "61,440"),
+                                         (1234.56, "1,234.6"), (0.04, "0"), (7, "7")])
+def test_a_mean_of_counts_is_a_whole_number_without_decimals_or_one_decimal(value, text):
+    from oscc_core.reporting.numbers import mean_count_text
+    assert mean_count_text(value) == text

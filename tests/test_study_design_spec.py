@@ -242,6 +242,7 @@ def test_the_summary_of_two_seeds_by_hand():
     # sd of (0.2, 0.4) = 0.1 * sqrt(2); half width = t * sd / sqrt(2) = 0.1 t
     assert (cp["low"], cp["high"]) == (pytest.approx(0.3 - 0.1 * T_ONE, rel=1e-9),
                                       pytest.approx(0.3 + 0.1 * T_ONE, rel=1e-9))
+    assert set(entry["differences"]) == {"independent - cp_grpo"}          # never cp_grpo against itself
     diff = entry["differences"]["independent - cp_grpo"]                  # seeds 1 and 2 only: 0.3, 0.1
     assert (diff["mean"], diff["n"], diff["cp_grpo_lower"]) == (pytest.approx(0.2, rel=1e-12), 2, 2)
     assert diff["high"] - diff["mean"] == pytest.approx(0.1 * T_ONE, rel=1e-9)
@@ -260,6 +261,12 @@ def test_a_budget_is_summarised_only_for_arms_every_seed_reached_and_differences
     assert got["by_budget"]["literal"]["200"]["differences"] == {}
     assert got["by_budget"]["literal"]["100"]["differences"]["grpo - cp_grpo"]["cp_grpo_lower"] == 1
     assert got["thresholds"] == {"literal": {}}
+
+
+def test_a_budget_no_arm_reached_on_every_seed_is_skipped_and_later_budgets_still_summarised():
+    runs = {"literal": {"grpo": {"1": {"100": record(0.4), "300": record(0.2)}, "2": {"100": record(0.5),
+                                                                                      "300": record(0.1)}}}}
+    assert set(d.summary(runs, [100, 200, 300], [])["by_budget"]["literal"]) == {"100", "300"}
 
 
 def test_seeds_where_cp_grpo_is_lower_are_those_with_a_difference_strictly_above_0():
