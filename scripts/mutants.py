@@ -77,6 +77,10 @@ def scratch_copy(root: Path, module: str, patterns: list, tests: list) -> Path:
     lines = ["", "[tool.mutmut]"] + [f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in config.items()]
     text = (root / "pyproject.toml").read_text(encoding="utf-8").split("\n[tool.mutmut]")[0]
     (here / "pyproject.toml").write_text(text + "\n".join(lines) + "\n", encoding="utf-8")
+    # a git checkout of its own, so the code that reads the commit (study_verification.commit_of) is tested there too
+    for command in (["init", "-q"], ["add", "-A"], ["-c", "user.name=mutants", "-c", "user.email=mutants@localhost",
+                                                    "commit", "-q", "-m", "scratch copy"]):
+        subprocess.run(["git", *command], cwd=here, capture_output=True, check=False)
     return here
 
 

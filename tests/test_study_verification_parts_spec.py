@@ -137,3 +137,53 @@ def test_the_compare_counts_the_committed_records_and_lists_differences(stand_in
     assert (got["records"], got["agrees"]) == (2, False)
     assert got["differences"] == ["converging/cp_grpo/13/1000 exploitability_average: committed 0.25, rerun 0.5 "
                                   "(4503599627370496 units in the last place)"]
+
+
+# ----- what mutation testing found unpinned --------------------------------------------------------------------------
+def test_a_choice_without_alpha_or_kappa_is_rerun_without_them():
+    part = sv.Part("p", "kuhn", Schedule(), {"converging": {"cp_grpo": {"eta": 2.0}}}, {"converging": RUNS}, (13,))
+    s = dict(sv.tasks_of(part, 13)[0].schedule)
+    assert (s["proximal_alpha"], s["proximal_kappa"]) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("a, b, line", [
+    ({"x": 1.0, "y": 2.0}, {"x": 1.0}, "k y: committed 2.0, rerun None"),
+    ({"n": 1}, {"n": 2}, "k n: committed 1, rerun 2"),
+    ({"v": 1}, {"v": 2.0}, "k v: committed 1, rerun 2.0"),
+    ({"v": 1.0}, {"v": 2}, "k v: committed 1.0, rerun 2"),
+])
+def test_a_field_on_one_side_only_or_not_two_finite_floats_is_named_without_units_in_the_last_place(a, b, line):
+    assert sv.differences({("k",): a}, {("k",): b}) == [line]
+
+
+def test_the_checkpoints_are_read_from_the_parts_file_for_its_game_and_every_kept_table_is_checked(monkeypatch):
+    import oscc_core.learning.checkpoints as checkpoints
+    import oscc_core.policy as policy
+
+    calls = []
+    monkeypatch.setattr(checkpoints, "load_checkpoints", lambda path: calls.append(path) or {"converging/grpo/13": "P"})
+    monkeypatch.setattr(checkpoints, "openspiel_exploitability",
+                        lambda game, saved: calls.append((game, saved)) or 1e-8)
+    monkeypatch.setattr(policy, "table_to_policy", lambda game, table: calls.append((game, table)) or "P")
+    runs = {"grpo": {"13": {"100": {"exploitability_average": 0.0}}}}
+    part = sv.Part("05_x", "kuhn", Schedule(), {"converging": CHOICES}, {"converging": {**RUNS, **runs}}, (13,),
+                   checkpoints="/x/05_x_checkpoints.json.gz")
+    kept = [{"task": {"learner": "converging", "arm": "cp_grpo"}, "tables": {"13": "T"}},
+            {"task": {"learner": "converging", "arm": "grpo"}, "tables": {"13": "U"}}]
+    count, lines = sv.checkpoint_differences(part, 13, kept)
+    # cp_grpo's is missing, and grpo's still checked after it: pyspiel exactly the tolerance (1e-8) from 0.0
+    assert (count, lines) == (2, ["checkpoint converging/cp_grpo/13: the rerun kept it, but 05_x_checkpoints.json.gz "
+                                  "does not hold it"])
+    assert calls == ["/x/05_x_checkpoints.json.gz", ("kuhn", "U"), ("kuhn", "P")]
+
+
+def test_a_compare_adds_the_checkpoint_differences_to_the_record_differences(stand_ins):
+    stand_ins["saved"] = {}
+    rerun = [{"task": {"learner": "converging", "arm": "cp_grpo"}, "tables": {"13": "T"}, "runs": {"13": {
+        "100": {"exploitability_average": 0.5}, "1000": {"exploitability_average": 0.5}}}},
+             {"task": {"learner": "converging", "arm": "cp_grpo"}, "runs": {"17": {}}}]
+    got = sv.compare(PART, 13, rerun)
+    assert got["checkpoints"] == 1 and got["differences"] == [
+        "converging/cp_grpo/13/1000 exploitability_average: committed 0.25, rerun 0.5 (4503599627370496 units in "
+        "the last place)",
+        "checkpoint converging/cp_grpo/13: the rerun kept it, but 05_x_checkpoints.json.gz does not hold it"]
