@@ -35,6 +35,8 @@ ANY_OF = "containment: the paper's value in the 95% interval of at least one of 
     ({"test": "equality of counts", "paper": 12, "ours": 12.0},
      "the paper counts 12, we count 12.00: equal"),
     ({"test": "equality of counts", "paper": "a", "ours": "b"}, "the paper counts a, we count b: different"),
+    ({"test": "equality of counts", "paper": "a", "ours": "a"}, "the paper counts a, we count a: equal"),
+    ({"test": "equality of counts", "paper": 12, "ours": "12.0"}, "the paper counts 12, we count 12.0: different"),
     ({"test": "bound: at most", "paper": 1.0, "ours": 0.5}, "ours 0.5000 against the paper's bound 1.000"),
     ({"test": "every one finite", "paper": [1.0, 2.0], "ours": "none"},
      "our finite values: none, the paper's: [1.000, 2.000]"),
