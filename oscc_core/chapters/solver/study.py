@@ -71,13 +71,14 @@ def run(p) -> dict:
         return {"study": committed, "live_check": live_check(committed, live["study"]), "checkpoints": None,
                 "seconds": time.perf_counter() - start, "workers": live["workers"], "ran": live["ran"],
                 "stored": live["stored"]}
+    code = learning_study.writer_commit()        # the code as it stands when the runs start
     done = design_of(p).run(where, None, p.workers, p.scheduler or None, p.torch_device, coupling_grid=True)
     path = Path(p.out_dir) / CHECKPOINTS_FILE
     save_checkpoints(path, {key: (p.game, table) for key, table in done["tables"].items()})
     ours = {key: done["study"]["runs"][key.split("/")[0]][key.split("/")[1]][key.split("/")[2]][
         str(max(done["study"]["design"]["recorded_budgets"]))]["exploitability_average"] for key in done["tables"]}
     check = openspiel_check(path, ours, lambda key: p.game)
-    return {"study": done["study"], "live_check": None, "checkpoints": clean(check),
+    return {"study": done["study"], "live_check": None, "checkpoints": clean(check), "code": code,
             "seconds": time.perf_counter() - start, "workers": done["workers"], "ran": done["ran"],
             "stored": done["stored"]}
 
@@ -91,7 +92,7 @@ def write(p, result: dict) -> Path | None:
 
     body = {**result["study"], "checkpoints": result["checkpoints"],
             "run": {"seconds": round(result["seconds"], 1), "workers": result["workers"], "ran": result["ran"],
-                    "stored": result["stored"], **learning_study.writer_commit()}}
+                    "stored": result["stored"], **result["code"]}}
     return write_results(p.out_dir, STUDY_STEM, p.record, body, "cpu")
 
 

@@ -147,6 +147,7 @@ def run(p, op: OperatingPoint, scheduler: str | None = None) -> dict:
     frozen = design_of(p, rule=kuhn_tuned.rule_of(op))
     control_study = kuhn_tuned.control_design(frozen, kuhn_tuned.rule_of(op))    # refuses bad seeds first
     run_on = {"where": store(p), "scheduler": scheduler or p.scheduler or None, "start": time.perf_counter(),
+              "code": learning_study.writer_commit(),       # the code as it stands when the runs start
               "workers": (p.scheduler or p.workers) if p.torch_device.type == "cpu" else
               f"in process on {p.torch_device}"}
     if p.study_file:
@@ -191,7 +192,7 @@ def _run_whole(p, op: OperatingPoint, frozen: LearningStudy, control_study: Lear
     control_path = kuhn_tuned.save_checkpoints(Path(p.out_dir), p.target_game, control["tables"])
     return {"study": {**reshape(done["study"], op), kuhn_tuned.KEY: control["study"]}, "live_check": None,
             "checkpoints_file": path, "control_checkpoints_file": control_path,
-            "seconds": time.perf_counter() - on["start"], "workers": on["workers"],
+            "seconds": time.perf_counter() - on["start"], "workers": on["workers"], "code": on["code"],
             "ran": done["ran"] + control["ran"], "stored": done["stored"] + control["stored"]}
 
 
@@ -261,7 +262,7 @@ def write(p, result: dict, check: dict, control_check: dict | None = None) -> Pa
         study = {**study, kuhn_tuned.KEY: {**study[kuhn_tuned.KEY], "checkpoints": control_check}}
     body = {**study, "checkpoints": check,
             "run": {"seconds": round(result["seconds"], 1), "workers": result["workers"], "ran": result["ran"],
-                    "stored": result["stored"], **learning_study.writer_commit()}}
+                    "stored": result["stored"], **result["code"]}}
     return write_results(p.out_dir, STUDY_STEM, p.record, body, "cpu")
 
 
