@@ -188,7 +188,7 @@ def two_by_two() -> dict:
 def test_the_answer_of_a_2x2_whose_ratios_and_stretches_are_known_in_closed_form():
     def resolved(cp, ind):
         m, lo, hi = largest_by_hand(cp, ind)
-        return (f"CP-GRPO lower from 100 to 25,600 calls (5 budgets; largest {m:.3g} chips [{lo:.3g}, {hi:.3g}] "
+        return (f"CP-GRPO lower from 100 to 25,600 calls (5 budgets; largest {m:.4f} chips [{lo:.4f}, {hi:.4f}] "
                 f"at 100)")
 
     off_f = [g * f for g, f in zip(G, F)]

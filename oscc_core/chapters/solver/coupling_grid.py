@@ -97,8 +97,8 @@ def stretch_text(run: dict) -> str:
     span = f"at {run['first']:,} calls" if run["first"] == run["last"] else \
         f"from {run['first']:,} to {run['last']:,} calls"
     return (f"{lower} lower {span} ({run['budgets']} budget{'s' if run['budgets'] != 1 else ''}; largest "
-            f"{abs(iv.mean):.3g} chips [{abs(iv.high if run['side'] < 0 else iv.low):.3g}, "
-            f"{abs(iv.low if run['side'] < 0 else iv.high):.3g}] at {budget:,})")
+            f"{abs(iv.mean):.4f} chips [{abs(iv.high if run['side'] < 0 else iv.low):.4f}, "
+            f"{abs(iv.low if run['side'] < 0 else iv.high):.4f}] at {budget:,})")
 
 
 def ratio(cell: dict, threshold: float) -> dict:
@@ -149,7 +149,7 @@ def stretch_frame(study: dict):
             rows.append({**base, "lower arm": "CP-GRPO" if run["side"] > 0 else "independent",
                          "from (calls)": f"{run['first']:,}", "to (calls)": f"{run['last']:,}",
                          "budgets": run["budgets"],
-                         "largest |independent − CP-GRPO| (chips)": f"{abs(iv.mean):.3g} at {budget:,}"})
+                         "largest |independent − CP-GRPO| (chips)": f"{abs(iv.mean):.4f} at {budget:,}"})
     return pd.DataFrame(rows).set_index(["both arms at", "history baseline"])
 
 
