@@ -193,6 +193,7 @@ def test_the_answer_of_a_2x2_whose_ratios_and_stretches_are_known_in_closed_form
 
     off_f = [g * f for g, f in zip(G, F)]
     expected = (
+        f"In short, which arm is resolved faster depends on the common choice and on the history baseline. "
         f"With the history baseline off, to 0.4 chips: at CP-GRPO's choice CP-GRPO needs fewer calls "
         f"(independent / CP-GRPO {ratio_by_hand(F)}), and {resolved(G, off_f)}; at independent's choice neither arm "
         f"is resolved faster (independent / CP-GRPO {ratio_by_hand(E)}), and the difference is resolved at no budget."
@@ -265,7 +266,8 @@ def test_when_the_tuning_chose_one_point_for_both_arms_the_tuning_reading_says_t
 
 def test_a_2x2_whose_two_common_points_are_one_is_answered_once_at_both_arms_choice():
     text = cg.answer(one_point())
-    assert text.startswith(f"With the history baseline off, to 0.4 chips: at both arms' choice CP-GRPO needs fewer "
+    assert text.startswith(f"In short, coupling helps with the history baseline and without it. "
+                           f"With the history baseline off, to 0.4 chips: at both arms' choice CP-GRPO needs fewer "
                            f"calls (independent / CP-GRPO {ratio_by_hand(F)}), and CP-GRPO lower from 100 to 25,600 "
                            f"calls (5 budgets; ")
     assert text.count("at both arms' choice") == 2 + 2          # once per baseline, and each arm's baseline effect
@@ -275,3 +277,35 @@ def test_a_2x2_whose_two_common_points_are_one_is_answered_once_at_both_arms_cho
 def test_without_the_2x2_the_tuning_reading_gives_the_own_choice_ratio_alone():
     s = {"design": {"thresholds": [TH]}, "runs": {"converging": cell({}, (1, 1, 1), OWN)["runs"]}}
     assert cg.tuning_reading(s) == f"with each arm at its own choice independent / CP-GRPO is {ratio_by_hand(OWN)}."
+
+
+def _conclusion_of(off: dict, on: dict) -> str:
+    """The 2 x 2's one-clause conclusion when its cells' ratios of calls are the given (ratio, low, high)."""
+    import unittest.mock as mock
+
+    study = {"design": {"thresholds": [TH]},
+             "coupling_grid": {"cells": {"cp_grpo": {"history": {"choice": CP_CHOICE, "runs": {}, "r": on},
+                                                     "none": {"choice": CP_CHOICE, "runs": {}, "r": off}}}}}
+    with mock.patch.object(cg, "ratio", lambda cell, th: {"ratio": cell["r"][0], "low": cell["r"][1],
+                                                          "high": cell["r"][2]}):
+        return cg.conclusion(study)
+
+
+def test_coupling_that_helps_only_without_the_baseline_is_said_to_be_replaced_by_it():
+    assert _conclusion_of(off=(2.0, 1.8, 2.2), on=(1.0, 0.98, 1.02)) == \
+        "coupling helps without the history baseline, and the baseline takes its place"
+
+
+def test_coupling_that_helps_on_both_rows_is_said_to_help_with_and_without_the_baseline():
+    assert _conclusion_of(off=(2.0, 1.8, 2.2), on=(1.2, 1.05, 1.3)) == \
+        "coupling helps with the history baseline and without it"
+
+
+def test_an_interval_touching_1_resolves_nothing_in_the_conclusion():
+    assert _conclusion_of(off=(1.1, 1.0, 1.2), on=(1.0, 0.9, 1.1)) == \
+        "coupling changes the calls neither with the history baseline nor without it"
+
+
+def test_independent_faster_anywhere_is_not_read_as_coupling_helping():
+    assert _conclusion_of(off=(0.8, 0.7, 0.9), on=(1.0, 0.9, 1.1)) == \
+        "which arm is resolved faster depends on the common choice and on the history baseline"

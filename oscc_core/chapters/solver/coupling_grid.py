@@ -223,6 +223,22 @@ def _ratio_clause(r: dict) -> str:
     return f"{d} needs fewer calls (independent / CP-GRPO {ratio_text(r)})"
 
 
+def conclusion(study: dict) -> str:
+    """The 2 x 2 in one clause, from which arm is resolved faster to the first threshold with the baseline off and
+    on (`direction` in every cell of each row): e.g. 'coupling helps without the history baseline, and the
+    baseline takes its place'."""
+    th = float(study["design"]["thresholds"][0])
+    row = {b: {direction(ratio(cell, th)) for _, bb, cell in cells(study) if bb == b} for b in GRID_BASELINES}
+    off, on = row["none"], row["history"]
+    if off == {"CP-GRPO"} and on == {"neither"}:
+        return "coupling helps without the history baseline, and the baseline takes its place"
+    if off == {"CP-GRPO"} and on == {"CP-GRPO"}:
+        return "coupling helps with the history baseline and without it"
+    if off == {"neither"} and on == {"neither"}:
+        return "coupling changes the calls neither with the history baseline nor without it"
+    return "which arm is resolved faster depends on the common choice and on the history baseline"
+
+
 def answer(study: dict) -> str:
     """The 2 x 2's answer in a few sentences, from its records: with the baseline off and on, at each common
     choice, which arm needs fewer calls to the study's first threshold and where the paired difference is
@@ -230,7 +246,8 @@ def answer(study: dict) -> str:
     if not cells(study):
         return "The study holds no 2 x 2 (its converging learner carries no history baseline to switch)."
     th = float(study["design"]["thresholds"][0])
-    parts = []
+    head = conclusion(study)
+    parts = [f"In short, {head}."]
     for baseline in reversed(GRID_BASELINES):            # off first: does coupling help without the baseline?
         said = []
         for owner, b, cell in cells(study):

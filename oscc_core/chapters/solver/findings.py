@@ -117,8 +117,8 @@ def _grid_statement(study: dict) -> Statement | None:
         said.append(f"with the history {coupling_grid.BASELINE_TEXT[baseline]} {'; '.join(parts)}")
     text = (f"At a common operating point (both arms at one choice, {len(study['design']['seeds'])} seeds), "
             f"independent / CP-GRPO calls to {th:g} chips is " + "; ".join(said) +
-            f": CP-GRPO is resolved faster in {faster['CP-GRPO']} of {len(cells)} cells and independent sampling "
-            f"in {faster['independent']}.")
+            f": {coupling_grid.conclusion(study)} (CP-GRPO is resolved faster in {faster['CP-GRPO']} of "
+            f"{len(cells)} cells, independent sampling in {faster['independent']}).")
     return Statement(text, sided_verdict(faster["CP-GRPO"], faster["independent"]))
 
 
