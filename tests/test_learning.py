@@ -817,7 +817,7 @@ def test_the_hidden_cards_posterior_is_the_same_under_every_law():
 def test_a_misnamed_law_or_a_negative_pull_is_one_sentence():
     with pytest.raises(ValueError, match="decision_law must be one of on_policy, counterfactual, uniform"):
         Schedule(decision_law="on-policy")
-    with pytest.raises(ValueError, match="proximal_alpha must be a number >= 0"):
+    with pytest.raises(ValueError, match="proximal_alpha must be a finite number >= 0"):
         Schedule(proximal_alpha=-1.0)
     with pytest.raises(ValueError, match="proximal_kappa must be at most 1"):
         Schedule(proximal_kappa=2.0)

@@ -109,8 +109,9 @@ class Schedule:
             raise ValueError(f"average_power must be an integer from 0 to 4, got {self.average_power!r}.")
         for name in ("proximal_alpha", "proximal_kappa"):
             value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0):
-                raise ValueError(f"{name} must be a number >= 0, got {value!r}.")
+            if not (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+                    and np.isfinite(value)):
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}.")
         if self.proximal_kappa > 1:
             raise ValueError(f"proximal_kappa must be at most 1 (the magnet moves a share of the way), got "
                              f"{self.proximal_kappa!r}.")

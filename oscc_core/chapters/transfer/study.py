@@ -205,6 +205,7 @@ def combined_check(checks: dict, reason: str | None = None) -> dict:
             "max_abs_difference": max(c["max_abs_difference"] for c in checks.values()),
             "mode": first["mode"], "reason": reason, "fields": sum(c["fields"] for c in checks.values()),
             "fields_within_range": sum(c["fields_within_range"] for c in checks.values()),
+            "nothing_to_compare": all(c.get("nothing_to_compare", False) for c in checks.values()),
             "agrees": all(c["agrees"] for c in checks.values()), **checks}
 
 
