@@ -55,7 +55,7 @@ def test_the_calls_table_shows_how_far_the_other_rule_moves_each_figure(study):
             geo = math.exp(np.mean([math.log(cross(c, th)) for c in seeds]))
             plain = np.mean([cross(c, th, linear=True) for c in seeds])
             chord = math.exp(np.mean([math.log(cross(c, th, linear=True)) for c in seeds]))
-            assert frame.loc[("converging", arm, f"{th:g}"), "other rule (its interpolation)"] == \
+            assert frame.loc[("converging", arm, f"{th:g}"), "other rule (interpolation)"] == \
                 f"{plain / geo - 1:+.1%} ({chord / geo - 1:+.1%})"
 
 

@@ -252,7 +252,7 @@ def test_the_calls_figures_and_the_rules_sensitivity(study):
     half = scipy_stats.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / np.sqrt(len(logs))
     assert (to["low"], to["high"]) == pytest.approx((np.exp(logs.mean() - half), np.exp(logs.mean() + half)))
     frame = study_view.thresholds_frame(study)
-    assert frame.loc[("converging", "cp_grpo", "0.2"), "calls (geometric mean, log-log)"] == three_figures(to["calls"])
+    assert frame.loc[("converging", "cp_grpo", "0.2"), "first crossing"] == three_figures(to["calls"])
     assert ("literal", "cp_grpo", "0.2") not in frame.index                     # no seed gets there
     rules = study_view.calls_rules_frame(study)
     assert rules.loc[("converging", "cp_grpo", "0.2"), "arithmetic mean, linear"] == f"{plain['calls']:,.0f}"

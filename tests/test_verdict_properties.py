@@ -23,9 +23,22 @@ relations = st.one_of(st.none(), st.builds(Relation, st.just("r"), st.booleans()
 
 @st.composite
 def intervals(draw):
+    """An estimate inside an interval of positive width (a zero-width interval is an exact value: the 5% test,
+    `test_a_zero_width_interval_is_judged_as_an_exact_value_within_5_percent`)."""
     a, b = sorted((draw(finite), draw(finite)))
-    estimate = draw(st.floats(min_value=a, max_value=b, allow_nan=False)) if a < b else a
+    assume(a < b)
+    estimate = draw(st.floats(min_value=a, max_value=b, allow_nan=False))
     return estimate, a, b
+
+
+@given(st.floats(min_value=1e-3, max_value=1e6), st.floats(min_value=0.0, max_value=0.2))
+def test_a_zero_width_interval_is_judged_as_an_exact_value_within_5_percent(value, off):
+    """No seed-to-seed spread (every seed the same number) is an exact value: the paper's value is reproduced when
+    it lies within 5% of ours, whatever side."""
+    assume(abs(off - 0.05) > 1e-9)       # the 5% boundary itself, to the last bit, is test_rule_boundaries_spec's
+    paper = value * (1.0 + off)
+    expected = claims.REPRODUCED if abs(paper / value - 1.0) <= 0.05 else claims.NOT_REPRODUCED
+    assert verdict(paper, value, value, value) == expected
 
 
 @given(intervals(), st.floats(min_value=1e-12, max_value=1.0), relations, st.booleans())

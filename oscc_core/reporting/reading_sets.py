@@ -23,7 +23,7 @@ from __future__ import annotations
 
 __all__ = ["AT_ROOT", "CONTRAST_AT_ROOT", "CONTRAST_POOLED", "OTHER_CONTINUATION", "POOLED_ROOTS", "VALUE_HELD_OUT",
            "VALUE_PAIR", "VALUE_SELF_PLAY", "VALUE_VERSUS_SEAT0", "VALUE_VERSUS_SEATS", "at_root", "contrast_at",
-           "eta_reading", "held_out_value", "on_other_continuation", "under_continuation"]
+           "eta_reading", "held_out_value", "on_other_continuation", "short", "under_continuation"]
 
 # ----- contrast variances -----------------------------------------------------------------------------------------
 POOLED_ROOTS = ("pooled over every decision point with a check-bet contrast, each weighted by its share of the "
@@ -34,6 +34,18 @@ CONTRAST_AT_ROOT = "per-group budget-1 variance at the decision point {root!r}"
 #: What a reading adds when it is taken under another continuation than the chapter's (another checkpoint: the
 #: same quantity, but not on the same checkpoints).
 OTHER_CONTINUATION = ", continuation {policy}"
+
+
+def short(reading: str) -> str:
+    """A few words for a contrast variance's reading, where a table cell shows it (the whole reading stays in the
+    row and in the ledger): 'all roots pooled (the paper's reading)' or "root '' alone"; any other reading as it
+    is."""
+    if reading == CONTRAST_POOLED:
+        return "all roots pooled (the paper's reading)"
+    head = CONTRAST_AT_ROOT.split("{")[0]
+    if reading.startswith(head):
+        return f"root {reading[len(head):]} alone"
+    return reading
 
 
 def contrast_at(root: str) -> str:

@@ -197,7 +197,7 @@ def contrast_reading_rows(front: dict[str, FrontierArm], pooled: PooledContrast,
 def reading_sensitivity_rows(readings: dict[str, list[Row]]) -> list[Row]:
     """Every reading's row of the frontier's contrast variances, as sensitivity rows (they name their claim under
     "sensitivity of" and never give a verdict), the reading leading the quantity."""
-    return [replace(r, quantity=f"{r.reading}: {r.quantity}").as_sensitivity()
+    return [replace(r, quantity=f"{reading_sets.short(r.reading)}: {r.quantity}").as_sensitivity()
             for rows in readings.values() for r in rows]
 
 

@@ -123,15 +123,17 @@ def thresholds_frame(study: dict):
         for arm in (a for a in study["thresholds"][learner] if (learner, a) not in never):
             for th in study["design"]["thresholds"]:
                 t = calls_to(study, learner, arm, float(th))
+                settled = tables.settle(study["runs"][learner][arm], float(th))
                 rows.append({"learner": learner, "arm": arm, "threshold (chips)": f"{float(th):g}",
-                             "first crossing (geometric mean, log-log)": calls_text(t["calls"]),
-                             "95% interval over seeds": "—" if t["low"] is None else
+                             "first crossing": calls_text(t["calls"]),
+                             "95% interval": "—" if t["low"] is None else
                              f"[{calls_text(t['low'])}, {calls_text(t['high'])}]",
-                             "seeds that reach it": f"{t['reached']} of {t['seeds']}",
-                             "stays at or below from (seeds); above at the end": tables.settle_text(
-                                 tables.settle(study["runs"][learner][arm], float(th))),
-                             "most cross between stored budgets": gap_cell(t),
-                             "other rule (its interpolation)": study_coupling.rule_effect_text(
+                             "seeds": f"{t['reached']} of {t['seeds']}",
+                             "stays below from": "never" if settled["settled"] is None else
+                             f"{calls_text(settled['settled'])} ({settled['seeds_settled']})",
+                             "above at the end": str(settled["above_at_end"]),
+                             "most cross between": gap_cell(t),
+                             "other rule (interpolation)": study_coupling.rule_effect_text(
                                  study_coupling.rule_effect(study, learner, arm, float(th)))})
     if not rows:
         return pd.DataFrame({"calls to a threshold": ["no arm's seed reaches any threshold within the study"]})
