@@ -127,7 +127,7 @@ def main(argv=None) -> int:
     print(f"{len(tasks)} runs in {seconds:.0f} s on {done['workers']} worker(s): {records:,} records and "
           f"{checkpoints} checkpoints compared")
     if ANCHORS.is_file() and list(args.studies) == list(STUDIES):
-        agrees &= check_anchors(commit, how, args.seed)
+        agrees &= check_anchors(commit, how, args.seed, min(args.up_to or ANCHOR_UP_TO, ANCHOR_UP_TO))
     if not agrees:
         here = package_versions()
         for stem, recorded in versions.items():
@@ -139,18 +139,18 @@ def main(argv=None) -> int:
     return 0 if agrees else 1
 
 
-def check_anchors(commit: str, how: str, asked: int | None) -> bool:
-    """Rerun one seed of the committed MCCFR anchors up to `ANCHOR_UP_TO` terminal histories and compare every
-    record bit for bit; prints one line (and one per difference); whether they agree."""
+def check_anchors(commit: str, how: str, asked: int | None, up_to: int) -> bool:
+    """Rerun one seed of the committed MCCFR anchors up to `up_to` terminal histories and compare every record bit
+    for bit; prints one line (and one per difference); whether they agree."""
     from oscc_core.chapters.solver import anchors
 
     body = anchors.load(ANCHORS)
     seeds = body["design"]["seeds"]
     seed = asked if asked in seeds else draw_seed(seeds, commit)
     why = "given by --seed" if asked in seeds else f"drawn by {how} from the anchors' {len(seeds)} seeds"
-    check = anchors.verify(body, seed, ANCHOR_UP_TO)
+    check = anchors.verify(body, seed, up_to)
     found = "bit for bit" if check["agrees"] else ("nothing to compare" if not check["records"] else "DIFFERS")
-    print(f"{ANCHORS.stem}: seed {seed} ({why}), {check['records']} records up to {ANCHOR_UP_TO:,} terminal "
+    print(f"{ANCHORS.stem}: seed {seed} ({why}), {check['records']} records up to {up_to:,} terminal "
           f"histories: {found}")
     for line in check["differences"]:
         print(f"  {line}")

@@ -23,6 +23,13 @@ def assert_stops_naming(stem: str, tmp_path, name: str, **parameters) -> None:
     assert name in info.value.evalue
 
 
+def runnable_defaults(stem: str) -> dict:
+    """`parameter_defaults` with every input file a default names ('../results/....json', read from the notebooks'
+    folder as the notebook reads it) made absolute, so that the defaults validate from any working directory."""
+    return {k: str((NOTEBOOKS / v).resolve()) if isinstance(v, str) and v.startswith("../") and v.endswith(".json")
+            else v for k, v in parameter_defaults(stem).items()}
+
+
 def parameter_defaults(stem: str) -> dict:
     """The literal defaults of notebooks/<stem>.ipynb's parameters cell, read with ast (nothing is run)."""
     import ast

@@ -136,8 +136,10 @@ def test_the_reading_rows_are_sensitivity_rows_that_name_their_reading():
     same = {a: _estimate(PAPER[a]) for a in ROW_ARMS}
     found = rows.reading_sensitivity_rows(rows.contrast_reading_rows(_front(same), _pool(same), ""))
     assert len(found) == 2 * len(ROW_ARMS) and not any(r.primary for r in found)
-    assert {r.quantity.split(": ")[0] for r in found} == {reading_sets.CONTRAST_POOLED,
-                                                           "per-group budget-1 variance at the decision point ''"}
+    # each quantity leads with its reading in a few words; the row keeps the whole reading
+    assert {r.quantity.split(": ")[0] for r in found} == {"all roots pooled (the paper's reading)", "root '' alone"}
+    assert {r.reading for r in found} == {reading_sets.CONTRAST_POOLED,
+                                          "per-group budget-1 variance at the decision point ''"}
 
 
 # --- relations decided on exact values ---------------------------------------------------------------------------

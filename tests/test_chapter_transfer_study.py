@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 pyspiel = pytest.importorskip("pyspiel")
-from notebook_runs import parameter_defaults
+from notebook_runs import parameter_defaults, runnable_defaults
 from test_chapter_transfer import kuhn_contrast_variance, pyspiel_exploitability, read_checkpoints
 
 from oscc_core.chapters.transfer import kuhn_tuned, parameters, study, study_view
@@ -89,7 +89,7 @@ def test_the_converging_operating_point_is_the_solver_chapters_for_the_same_ledu
     from oscc_core.chapters.solver import study as solver_study
 
     # a file of choices alone names no learner options: the solver chapter's study without them
-    q = solver_parameters.validate({**parameter_defaults("05_solver"), "study_file": "", "budget": BUDGET,
+    q = solver_parameters.validate({**runnable_defaults("05_solver"), "study_file": "", "budget": BUDGET,
                                     "converging_options": "none", "curve_per_decade": 4,
                                     "output_dir": str(where / "solver")})
     shown = json.loads(json.dumps({"design": solver_study.design_of(q).record(), "choices": CHOICES}))

@@ -16,7 +16,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from notebook_runs import parameter_defaults
+from notebook_runs import parameter_defaults, runnable_defaults
 
 from oscc_core.chapters.solver import parameters as solver_parameters
 from oscc_core.chapters.solver import study as solver_study
@@ -83,7 +83,7 @@ def test_both_chapters_studies_with_port_8787_held_write_nothing_and_give_the_by
     leduc_study = str(ROOT / "results" / "05_solver_study.json")
     p = transfer_parameters.validate({**parameter_defaults("06_transfer"), **small, "leduc_study": leduc_study,
                                       "output_dir": str(tmp_path / "t")})
-    q = solver_parameters.validate({**parameter_defaults("05_solver"), **small, "output_dir": str(tmp_path / "s")})
+    q = solver_parameters.validate({**runnable_defaults("05_solver"), **small, "output_dir": str(tmp_path / "s")})
     capfd.readouterr()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

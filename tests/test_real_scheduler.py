@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from notebook_runs import parameter_defaults
+from notebook_runs import runnable_defaults
 
 from oscc_core.chapters.solver import parameters as solver_parameters
 from oscc_core.chapters.solver import study as solver_study
@@ -89,7 +89,7 @@ def test_a_study_sent_to_a_scheduler_started_apart_gives_the_bytes_of_its_runs_t
         scheduler_address, tmp_path):
     from distributed import Client
 
-    q = solver_parameters.validate({**parameter_defaults("05_solver"), "budget": BUDGET, "study_file": "",
+    q = solver_parameters.validate({**runnable_defaults("05_solver"), "budget": BUDGET, "study_file": "",
                                     "scheduler": scheduler_address, "workers": 1, "device": "cpu",
                                     "output_dir": str(tmp_path / "out")})
     d = solver_study.design_of(q, SEEDS, MULTIPLES)

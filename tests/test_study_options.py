@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from notebook_runs import parameter_defaults
+from notebook_runs import parameter_defaults, runnable_defaults
 
 from oscc_core.chapters.solver import parameters as solver_parameters
 from oscc_core.chapters.solver import study as solver_study
@@ -27,10 +27,12 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLVER, TRANSFER = ROOT / "results" / "05_solver_study.json", ROOT / "results" / "06_transfer_study.json"
 FAST = {"baseline": "history", "baseline_floor": 0.5, "alpha_decay": "inverse_sqrt", "alpha_horizon": 30.0,
         "average_power": 2}      # benchmarks/learner_ideas.md, "The recommended learner"
+STEADY = {"baseline": "history", "baseline_floor": 0.5, "alpha_decay": "constant",
+          "average_power": 1}    # benchmarks/learner_ideas.md, part 2: the committed studies' learner
 
 
 def solver(tmp_path, **over):
-    return solver_parameters.validate({**parameter_defaults("05_solver"), "output_dir": str(tmp_path / "out"),
+    return solver_parameters.validate({**runnable_defaults("05_solver"), "output_dir": str(tmp_path / "out"),
                                        "study_file": str(SOLVER), **over})
 
 
@@ -45,7 +47,7 @@ def test_at_the_defaults_the_solver_design_is_the_committed_files_design(tmp_pat
     p = solver(tmp_path)
     design = solver_study.design_of(p, committed["design"]["seeds"], committed["design"]["multiples"]).record()
     assert json.loads(json.dumps(design)) == committed["design"]
-    assert (design["converging_options"], design["curve_per_decade"]) == ("fast", 24)   # the committed learner's
+    assert (design["converging_options"], design["curve_per_decade"]) == ("steady", 24)   # the committed learner's
 
 
 def test_at_the_defaults_the_transfer_chapter_freezes_the_committed_operating_point(tmp_path):
@@ -65,7 +67,7 @@ def test_a_bad_option_set_or_density_is_refused_naming_the_parameter(tmp_path, n
 
 
 def test_options_other_than_the_shown_studys_are_refused_before_any_run(tmp_path):
-    with pytest.raises(ParameterError, match=r"converging_options must be 'fast', the options of the study shown"):
+    with pytest.raises(ParameterError, match=r"converging_options must be 'steady', the options of the study shown"):
         solver(tmp_path, converging_options="none")
     assert solver(tmp_path, curve_per_decade=4).curve_per_decade == 4      # only shared records are compared
 
@@ -127,11 +129,12 @@ def test_a_leduc_study_with_other_options_freezes_another_operating_point_and_st
         transfer_study.run(p, op)
 
 
-def test_the_solver_chapter_builds_the_same_fast_operating_point_as_the_transfer_chapter(tmp_path):
-    body = json.loads(SOLVER.read_text())                   # the committed study ran the fast options
-    assert body["design"]["converging_options"] == "fast" and {k: body["design"]["base"][k] for k in FAST} == FAST
+def test_the_solver_chapter_builds_the_same_steady_operating_point_as_the_transfer_chapter(tmp_path):
+    body = json.loads(SOLVER.read_text())                   # the committed study ran the steady options
+    assert body["design"]["converging_options"] == "steady" and \
+        {k: body["design"]["base"][k] for k in STEADY} == STEADY
     p = transfer(tmp_path, SOLVER)
-    q = solver(tmp_path, converging_options="fast", study_file="")
+    q = solver(tmp_path, converging_options="steady", study_file="")
     assert solver_study.converging_operating_point(q, body).digest == \
         transfer_study.converging_operating_point(p, transfer_study.leduc_choices(p)).digest
 

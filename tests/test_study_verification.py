@@ -65,7 +65,9 @@ def test_no_seeds_to_draw_from_is_refused_naming_the_seeds():
 # ----- what is rerun ---------------------------------------------------------------------------------------------
 def test_the_solver_study_reruns_both_learners_every_arm_at_the_budgets_its_file_kept_for_the_seed():
     body = json.loads(SOLVER.read_text())
-    (part,) = parts_of(body, "05_solver_study")
+    part, *grid = parts_of(body, "05_solver_study")
+    assert [g.label for g in grid] == [f"05_solver_study/coupling_grid/{o}/{b}" for o in body["coupling_grid"]["cells"]
+                                       for b in body["coupling_grid"]["cells"][o]]
     tasks = tasks_of(part, 149)
     assert {(t.learner, t.arm) for t in tasks} == {(ln, a) for ln in ("literal", "converging")
                                                    for a in ("cp_grpo", "independent", "grpo", "ppo")}
@@ -93,7 +95,7 @@ def test_the_transfer_study_reruns_the_frozen_study_and_its_kuhn_tuned_control_a
 
 
 def test_a_seed_the_study_did_not_run_is_refused_naming_the_seed():
-    (part,) = parts_of(json.loads(SOLVER.read_text()), "05_solver_study")
+    part = parts_of(json.loads(SOLVER.read_text()), "05_solver_study")[0]
     with pytest.raises(ValueError, match="seed must be one of"):
         tasks_of(part, 1001)
 
@@ -128,11 +130,13 @@ def test_the_committed_studies_agree_bit_for_bit_at_their_smallest_budget_and_no
     done = verify(cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "05_solver_study: seed " in done.stdout and "06_transfer_study: seed " in done.stdout
-    assert done.stdout.count("equals the committed one bit for bit") == 3
+    # the Leduc study, its 2 x 2's four cells, the Kuhn study and its control; then the MCCFR anchors
+    assert done.stdout.count("equals the committed one bit for bit") == 7
+    assert "05_solver_mccfr_study: seed " in done.stdout and "terminal histories: bit for bit" in done.stdout
     # below the largest budget no checkpoint is compared, the Kuhn-tuned control's neither
     assert done.stdout.count("its checkpoints not compared (a rerun below the largest budget)") == 3
-    assert "06_transfer_study/kuhn_tuned: seed " in done.stdout and \
-        done.stdout.count("; no checkpoints file committed") == 0
+    assert "06_transfer_study/kuhn_tuned: seed " in done.stdout
+    assert done.stdout.count("; no checkpoints file committed") == 4     # the 2 x 2's cells keep none
     assert git_status() == before and list(tmp_path.iterdir()) == []
 
 

@@ -60,7 +60,7 @@ def test_raising_one_digit_moves_the_index_by_delta_times_16_to_its_position(com
 # ----- nothing to compare ----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def solver_part():
-    (part,) = parts_of(json.loads(SOLVER.read_text()), "05_solver_study")
+    part = parts_of(json.loads(SOLVER.read_text()), "05_solver_study")[0]
     return part
 
 

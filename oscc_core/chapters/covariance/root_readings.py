@@ -42,14 +42,14 @@ def with_readings(tables: dict[str, list[Row]], cfr_words: str) -> dict[str, lis
     paper's reading, which decides), at that root, and, where the CFR+ alternative measured it, at the audited root
     under the CFR+ continuation (`cfr_words`, e.g. "the CFR+ average policy after 1,000 iterations")."""
     one_root = {r.claim_id: r for rows in tables.values() for r in rows
-                if not r.primary and _root_of(r.quantity) is not None}
+                if not r.primary and r.claim_id is not None and _root_of(r.quantity) is not None}
     cfr = {r.claim_id: r for r in tables.get(CFR_TABLE, ())}
     return {name: [_combined(r, one_root, cfr, cfr_words) if r.primary else r for r in rows]
             for name, rows in tables.items()}
 
 
 def _combined(row: Row, one_root: dict, cfr: dict, cfr_words: str) -> Row:
-    at = one_root.get(row.claim_id)
+    at = one_root.get(row.claim_id) if row.claim_id is not None else None      # a row of no paper value has none
     if at is None or row.readings or row.verdict == claims.NOT_COMPARED:     # no size to read another way
         return row
     root = _root_of(at.quantity)
