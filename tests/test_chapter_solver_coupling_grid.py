@@ -267,10 +267,10 @@ def test_when_the_tuning_chose_one_point_for_both_arms_the_tuning_reading_says_t
 def test_a_2x2_whose_two_common_points_are_one_is_answered_once_at_both_arms_choice():
     text = cg.answer(one_point())
     assert text.startswith(f"In short, coupling helps with the history baseline and without it. "
-                           f"With the history baseline off, to 0.4 chips: at both arms' choice CP-GRPO needs fewer "
+                           f"With the history baseline off, to 0.4 chips: at the choice tuned for both CP-GRPO needs fewer "
                            f"calls (independent / CP-GRPO {ratio_by_hand(F)}), and CP-GRPO lower from 100 to 25,600 "
                            f"calls (5 budgets; ")
-    assert text.count("at both arms' choice") == 2 + 2          # once per baseline, and each arm's baseline effect
+    assert text.count("at the choice tuned for both") == 2 + 2  # once per baseline, and each arm's baseline effect
     assert "CP-GRPO's choice" not in text and "independent's choice" not in text
 
 

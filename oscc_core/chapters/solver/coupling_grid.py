@@ -41,8 +41,10 @@ def owners(study: dict) -> list[str]:
 
 
 def choice_label(study: dict, owner: str) -> str:
-    """"CP-GRPO's choice", or "both arms' choice" when the tuning chose the same point for every arm of the 2 x 2."""
-    return "both arms' choice" if owners(study) == [owner] and len(GRID_ARMS) > 1 else f"{LABELS[owner]}'s choice"
+    """"CP-GRPO's choice", or "the choice tuned for both" when the tuning chose the same point for every arm of the
+    2 x 2."""
+    return "the choice tuned for both" if owners(study) == [owner] and len(GRID_ARMS) > 1 else \
+        f"{LABELS[owner]}'s choice"
 
 
 def cells(study: dict) -> list[tuple[str, str, dict]]:
@@ -208,7 +210,7 @@ def plot(study: dict):
         ax.set_xscale("log")
         ax.set_xlabel("physical calls per run", fontsize=10)
         choice = study["coupling_grid"]["cells"][owner][GRID_BASELINES[0]]["choice"]
-        ax.set_title(f"both arms at {choice_label(study, owner)} ({choice_text(choice)})", fontsize=10)
+        ax.set_title(f"both arms at {choice_label(study, owner)}: {choice_text(choice)}", fontsize=10)
         ax.tick_params(labelsize=9)
     axes[0][0].set_ylabel("independent − CP-GRPO (chips)", fontsize=10)
     axes[0][0].legend(fontsize=9, loc="best")

@@ -75,15 +75,16 @@ def anchor_frame(study: dict, anchors: dict, learner: str = "converging", arm: s
     import pandas as pd
 
     rows = against_anchor(study, anchors, learner, arm)
-    os_points = {int(b): iv for b, iv in zip(anchors["design"]["budgets"][mccfr_anchor.OS],
-                                             [iv for _, iv in anchor_curve(anchors, mccfr_anchor.OS)])}
+    os_points = dict(zip(anchors["design"]["budgets"][mccfr_anchor.OS],
+                         [iv for _, iv in anchor_curve(anchors, mccfr_anchor.OS)]))
     picked = rows[::every] + ([rows[-1]] if (len(rows) - 1) % every else [])
     out = {}
     for r in picked:
-        os_iv = os_points.get(r["budget"])
+        # OS-MCCFR's budgets are its own grid's (up to 16 times the paper's): the one within 2% of this budget
+        os_iv = next((iv for b, iv in os_points.items() if abs(np.log(b / r["budget"])) < 0.02), None)
         out[f"{r['budget']:,}"] = {
             f"{arm} (chips)": f"{r['arm']:.4g}", "ES-MCCFR (chips)": f"{r['anchor']:.4g}",
-            f"{arm} − ES-MCCFR": f"{r['difference']:+.3g} [{r['low']:+.3g}, {r['high']:+.3g}]",
+            f"{arm} − ES-MCCFR": f"{r['difference']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}]",
             f"{arm} histories touched": f"{r['arm_touched']:,.0f}",
             "ES-MCCFR terminal / touched": f"{r['anchor_terminal']:,.0f} / {r['anchor_touched']:,.0f}",
             "OS-MCCFR (chips)": "—" if os_iv is None else f"{os_iv.mean:.4g}"}

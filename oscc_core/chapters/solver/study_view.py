@@ -20,7 +20,7 @@ from oscc_core.reporting.figure_text import record_text_sizes
 from oscc_core.reporting.rows import Row
 
 CHECKPOINT_TOLERANCE = 1e-8     # chips: a saved checkpoint's exploitability by pyspiel against the study's
-LEARNER_TEXT = {"literal": "literal (the paper's iteration)", "converging": "converging (our two additions)"}
+LEARNER_TEXT = {"literal": "literal (the paper's iteration)", "converging": "converging (our additions)"}
 #: The paper's NashConv row of each arm in its solver table (NashConv = 2 x exploitability, per seed).
 SOLVER_ROW = {"cp_grpo": "cp_grpo_paired", "independent": "independent", "grpo": "standard_grpo",
               "ppo": "standard_ppo"}

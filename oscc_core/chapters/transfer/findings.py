@@ -91,8 +91,13 @@ def _impossible(combined: dict, rule: dict, ratios: list[Row]) -> tuple[str, str
     return box, landing
 
 
+def _chips(x: float, sign: bool = False) -> str:
+    """Chips to four decimals, or to three significant figures below 0.001 (the Kuhn-tuned control reaches 3e-5)."""
+    return f"{x:{'+' if sign else ''}.4f}" if abs(x) >= 1e-3 or x == 0 else f"{x:{'+' if sign else ''}.3g}"
+
+
 def _interval(iv: dict) -> str:
-    return f"{iv['mean']:+.4f} [{iv['low']:+.4f}, {iv['high']:+.4f}]"
+    return f"{_chips(iv['mean'], True)} [{_chips(iv['low'], True)}, {_chips(iv['high'], True)}]"
 
 
 def study_sentence(study: dict) -> tuple[str, str, bool]:
@@ -107,7 +112,7 @@ def study_sentence(study: dict) -> tuple[str, str, bool]:
     reach = study["thresholds"]["cp_grpo"][repr(paper)]
     diff = study["summary"][str(top)]["differences"]["independent - cp_grpo"]
     resolved = diff["low"] is not None and diff["low"] > 0
-    text = (f"with the converging learner (our two additions) frozen on Leduc and applied unchanged to Kuhn over {n} "
+    text = (f"with the converging learner (our additions) frozen on Leduc and applied unchanged to Kuhn over {n} "
             f"seeds, CP-GRPO's average policy is {cp[d['budget']]:.4f} chips exploitable at the paper's budget and "
             f"{cp[top]:.4f} at {top // d['budget']} times it, {reach['reached']} of {n} seeds reaching the paper's "
             f"{claims.format_value(paper)} within {top:,} calls; independent minus CP-GRPO there is "
@@ -316,10 +321,10 @@ def control_sentence(study: dict) -> tuple[str, str] | None:
     tuned, frozen, diff, top = c["mean"]["tuned"], c["mean"]["frozen"], c["diff"], c["top"]
     side = "below" if tuned < paper else "above"
     box = (f"the Kuhn-tuned control (the same learner, its choices made by the same rule on Kuhn) brings CP-GRPO to "
-           f"{tuned:.4f} chips at {top:,} calls, {side} the paper's {claims.format_value(paper)}, against the frozen "
-           f"operating point's {frozen:.4f} (frozen minus tuned {_interval(diff)} chips, the tuned control lower "
+           f"{_chips(tuned)} chips at {top:,} calls, {side} the paper's {claims.format_value(paper)}, against the frozen "
+           f"operating point's {_chips(frozen)} (frozen minus tuned {_interval(diff)} chips, the tuned control lower "
            f"on {diff['tuned_lower']} of {diff['n']} seeds): {CAUSES[c['cause']][1]}")
-    landing = (f"tuned on Kuhn the same learner reaches {tuned:.4f} chips ({side} the paper's "
+    landing = (f"tuned on Kuhn the same learner reaches {_chips(tuned)} chips ({side} the paper's "
                f"{claims.format_value(paper)}; lower than frozen on {diff['tuned_lower']} of {diff['n']} seeds): "
                f"{CAUSES[c['cause']][1]}")
     return box, landing
@@ -339,7 +344,7 @@ def plateau_sentence(study: dict, literal: dict) -> str:
     lower = [arm for arm, x in diffs.items() if x["low"] > 0]
 
     def at(s: dict, b: int) -> str:
-        return f"{s['summary'][str(b)]['arms']['cp_grpo']['exploitability_average']['mean']:.4f}"
+        return _chips(s['summary'][str(b)]['arms']['cp_grpo']['exploitability_average']['mean'])
     cp = diffs["cp_grpo"]
     first = (f"At {top:,} calls CP-GRPO at the operating point frozen on Leduc ({_choice(study['choices']['cp_grpo'])})"
              f" is {at(study, top)} chips exploitable{_rate(rates['frozen'])}; tuned on Kuhn by the same rule "
@@ -366,5 +371,6 @@ def _last_iterates(study: dict, tuned: dict) -> str:
 
     def last(s: dict, b: int) -> float:
         return s["summary"][str(b)]["arms"]["cp_grpo"]["exploitability_last"]["mean"]
-    return (f" CP-GRPO's last iterate goes from {last(study, b0):.4f} to {last(study, b1):.4f} chips between "
-            f"{b0:,} and {b1:,} calls (frozen), and from {last(tuned, b0):.4f} to {last(tuned, b1):.4f} (tuned).")
+    return (f" CP-GRPO's last iterate goes from {_chips(last(study, b0))} to {_chips(last(study, b1))} chips "
+            f"between {b0:,} and {b1:,} calls (frozen), and from {_chips(last(tuned, b0))} to "
+            f"{_chips(last(tuned, b1))} (tuned).")
