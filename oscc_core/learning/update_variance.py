@@ -46,3 +46,19 @@ def update_variances(game, runs: list[RunSpec], logits: torch.Tensor, values: to
     centred = d - d.mean(axis=1, keepdims=True)
     per_coordinate = (centred * centred).sum(axis=1) / (k - 1)
     return np.array([float(np.add.accumulate(row)[-1]) for row in per_coordinate])
+
+
+def update_variances_by_eta(game, runs: list[RunSpec], logits: torch.Tensor, values: torch.Tensor, schedule_at,
+                            grid, replicates: int, device="cpu") -> dict[float, dict]:
+    """{eta: {arm: {seed: {"update_variance": v}}}} for every eta of `grid`: each run's update variance (logits^2)
+    from its state (logits [R, n_info, A], values [R, n_info]), one iteration at that eta under the schedule
+    `schedule_at(eta)`, `replicates` replicates on the same decision points as at the run's own eta.  The state
+    stays the one each run trained to; only the step of the measuring iteration changes.  Seeds are keys as text."""
+    out: dict[float, dict] = {}
+    for eta in grid:
+        at_eta = [replace(run, learning_rate=float(eta)) for run in runs]
+        v = update_variances(game, at_eta, logits, values, schedule_at(float(eta)), replicates, device)
+        at = out.setdefault(float(eta), {})
+        for run, x in zip(at_eta, v):
+            at.setdefault(run.arm, {})[str(run.seed)] = {"update_variance": float(x)}
+    return out

@@ -10,7 +10,6 @@ behaviour policy, exact (`exact.arm_moments`) and sampled beside it
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,7 @@ from oscc_core.learning import checkpoints
 from oscc_core.learning.summary import contrast_variances as _contrast_variances
 from oscc_core.learning.summary import evaluate_runs
 from oscc_core.learning.runs import LEARNED_ARMS
-from oscc_core.learning.update_variance import update_variances
+from oscc_core.learning.update_variance import update_variances, update_variances_by_eta
 
 CHECKPOINTS = "05_solver_checkpoints.json.gz"
 __all__ = ["evaluate_runs"]
@@ -39,22 +38,13 @@ def screen_update_variances(p, batch, eta: float) -> np.ndarray:
 
 
 def eta_update_variances(p, batch, grid) -> dict[float, dict]:
-    """{eta: {arm: {seed: {"update_variance": v}}}} for every eta of `grid` (the chapter's step-size grid): each
-    learned run's update variance (logits^2) from its final state, one iteration at that eta for every learned
-    arm, `p.update_replicates` replicates (the same decision points as at the run's own eta).  The state stays the
-    one the run trained to at its own eta."""
+    """{eta: {arm: {seed: {"update_variance": v}}}} for every eta of `grid` (the chapter's step-size grid) and every
+    learned run, from the state it trained to at its own eta (`learning.update_variance.update_variances_by_eta`)."""
     learned = [r for r, run in enumerate(batch.runs) if run.arm in LEARNED_ARMS]
     rows = torch.tensor(learned, device=batch.learners.logits.device)
     logits, values = (t.index_select(0, rows) for t in (batch.learners.logits, batch.learners.values))
-    out: dict[float, dict] = {}
-    for eta in grid:
-        runs = [replace(batch.runs[r], learning_rate=float(eta)) for r in learned]
-        v = update_variances(p.game, runs, logits, values, p.schedule(float(eta)), p.update_replicates,
-                             p.torch_device)
-        at = out.setdefault(float(eta), {})
-        for run, x in zip(runs, v):
-            at.setdefault(run.arm, {})[str(run.seed)] = {"update_variance": float(x)}
-    return out
+    return update_variances_by_eta(p.game, [batch.runs[r] for r in learned], logits, values, p.schedule, grid,
+                                   p.update_replicates, p.torch_device)
 
 
 def save_checkpoints(game: str, batch, out_dir, name: str = CHECKPOINTS) -> Path:

@@ -24,11 +24,16 @@ def _stable(obj):
 
 
 def payload(p, *, op, eta, leduc, kuhn, four, maxima, bounds, selector, checkpoints, tables, findings,
-            converging) -> dict:
-    """The whole results file body (the manifest is added by `reporting.results.write_results`)."""
-    return {"operating_point": {"digest": op.digest, "record": op.record()}, "eta": eta, "leduc": leduc,
+            converging, update_by_eta=None) -> dict:
+    """The whole results file body (the manifest is added by `reporting.results.write_results`);
+    `update_by_eta` ({game: {eta: {arm: {seed: {"update_variance": v}}}}}) is stored with its step sizes as text."""
+    body = {"operating_point": {"digest": op.digest, "record": op.record()}, "eta": eta, "leduc": leduc,
             "converging": converging,
             "kuhn": kuhn, "kuhn_structure": {"four_arm_contrast_variances": four, "certified_maxima": _stable(maxima),
                                              "bounds": bounds},
             "selector": _stable(selector), "checkpoints": checkpoints,
             "rows": {name: rows_record(rows) for name, rows in tables.items()}, "findings": findings.record()}
+    if update_by_eta is not None:
+        body["update_variance_by_eta"] = {game: {f"{e:g}": at for e, at in by.items()}
+                                          for game, by in update_by_eta.items()}
+    return body

@@ -20,7 +20,7 @@ from oscc_core.chapters.transfer import readings
 from oscc_core.learning import checkpoints, summary
 from oscc_core.learning.operating_point import OperatingPoint, operating_point
 from oscc_core.learning.runs import exploitabilities, train
-from oscc_core.learning.update_variance import update_variances
+from oscc_core.learning.update_variance import update_variances, update_variances_by_eta
 from oscc_core.reporting.learning_study import literal_step_sizes
 
 LEDUC_ARMS = ("cp_grpo", "independent")
@@ -62,6 +62,14 @@ def game_records(p, op: OperatingPoint, game: str, batch, root: str, leakage) ->
         record.update(readings.run_quantities(game, run.arm, batch.average[r], evaluations[r], root))
         record["leakage"] = leakage(game, batch.average[r])
     return records
+
+
+def update_by_eta(p, game: str, batch) -> dict[float, dict]:
+    """{eta: {arm: {seed: {"update_variance": v}}}}: every run of `game`'s batch measured at each step size of
+    `p.eta_grid` from the state it trained to (`learning.update_variance.update_variances_by_eta`), as the solver
+    chapter reads the same Leduc checkpoints."""
+    return update_variances_by_eta(game, batch.runs, batch.learners.logits, batch.learners.values, p.schedule,
+                                   p.eta_grid, p.update_replicates, p.torch_device)
 
 
 def variance_ratios(records: dict, arm: str, key: str = "contrast_variance_exact") -> np.ndarray:
