@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from oscc_core.reporting.numbers import deviation_text, interval_text, significant_text
+from oscc_core.reporting.numbers import (deviation_text, interval_of, interval_text, is_finite_number,
+                                         significant_text, value_text)
 
 
 @pytest.mark.parametrize("x, significant, text", [
@@ -57,3 +58,30 @@ def test_an_interval_whose_larger_end_is_exactly_the_zero_tolerance_is_written_i
 def test_a_mean_of_counts_is_a_whole_number_without_decimals_or_one_decimal(value, text):
     from oscc_core.reporting.numbers import mean_count_text
     assert mean_count_text(value) == text
+
+
+@pytest.mark.parametrize("x, finite", [
+    (1, True), (-2.5, True), (0.0, True), (True, False), (False, False), (math.inf, False), (math.nan, False),
+    ("1", False), (None, False), ([1.0], False),
+])
+def test_a_finite_number_is_a_finite_real_and_never_a_bool(x, finite):
+    assert is_finite_number(x) is finite
+
+
+@pytest.mark.parametrize("x, text", [
+    (61_440, "61,440"), (0.02925, "0.02925"), ([48.55, 49.36], "[48.55, 49.36]"), ((0.5, 2.0), "[0.500, 2.000]"),
+    ([1.0, None], "[1.0, None]"), ([1.0, 2.0, 3.0], "[1.0, 2.0, 3.0]"), ("n/a", "n/a"), (None, "None"),
+    (True, "True"), (math.inf, "inf"),
+])
+def test_a_ledger_value_as_text_counts_comma_grouped_floats_significant_pairs_as_intervals(x, text):
+    assert value_text(x) == text
+
+
+@pytest.mark.parametrize("record, interval", [
+    ({"95% interval": [1.0, 2.0]}, (1.0, 2.0)), ({"interval": (0.5, 0.7)}, (0.5, 0.7)),
+    ({"95% interval": [1.0, 2.0], "interval": [3.0, 4.0]}, (1.0, 2.0)),
+    ({"95% interval": None, "interval": [3.0, 4.0]}, None), ({"interval": [1.0, math.nan]}, None),
+    ({"interval": [1.0]}, None), ({"interval": [True, 2.0]}, None), ({}, None),
+])
+def test_a_records_interval_is_its_95_percent_interval_as_two_finite_numbers_or_none(record, interval):
+    assert interval_of(record) == interval

@@ -34,14 +34,12 @@ quotes are its own (paper, ours, interval, exact value, readings), never typed.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from numbers import Real
 
 from oscc_core.reporting import claims
-from oscc_core.reporting.numbers import interval_text, significant_text
+from oscc_core.reporting.numbers import interval_of, is_finite_number, value_text
 
 __all__ = ["ATTRIBUTIONS", "CAUSES", "CAUSE_KEY", "Cause", "EVIDENCE_KEY", "GAP_VERDICTS", "Attribution",
            "attribute", "attribution_of", "cause_named", "is_gap", "own_numbers", "sampling_clause", "stamp"]
@@ -216,21 +214,7 @@ def attribution_of(claim_id: str | None) -> Attribution | None:
 
 
 # ----- the evidence, from a line's own numbers -------------------------------------------------------------------
-def _number(x) -> bool:
-    return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(float(x))
-
-
-def _text(x) -> str:
-    if _number(x):
-        return f"{x:,}" if isinstance(x, int) else significant_text(float(x))
-    if isinstance(x, (list, tuple)) and len(x) == 2 and all(_number(v) for v in x):
-        return interval_text(float(x[0]), float(x[1]))
-    return str(x)
-
-
-def _interval(record: Mapping):
-    iv = record.get("95% interval", record.get("interval"))
-    return tuple(iv) if isinstance(iv, (list, tuple)) and len(iv) == 2 and all(_number(v) for v in iv) else None
+_number, _text, _interval = is_finite_number, value_text, interval_of
 
 
 def own_numbers(record: Mapping) -> str:

@@ -6,6 +6,8 @@ same everywhere and the same on every CPU (`significant_text` prints rounding no
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from numbers import Real
 
 from oscc_core.reporting.results import ZERO_TOLERANCE
 
@@ -59,3 +61,25 @@ def mean_count_text(value: float) -> str:
     without decimals (61,440, never 61,440.0), another to one decimal (61,439.6)."""
     rounded = round(float(value), 1)
     return f"{rounded:,.0f}" if rounded.is_integer() else f"{rounded:,.1f}"
+
+
+def is_finite_number(x) -> bool:
+    """Whether `x` is a finite real number (a bool is not one)."""
+    return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(float(x))
+
+
+def value_text(x) -> str:
+    """Any value of a ledger line as text: an int comma-grouped, a float to `SIGNIFICANT` figures, a pair of
+    finite numbers as an interval, anything else as it prints."""
+    if is_finite_number(x):
+        return f"{x:,}" if isinstance(x, int) else significant_text(float(x))
+    if isinstance(x, (list, tuple)) and len(x) == 2 and all(is_finite_number(v) for v in x):
+        return interval_text(float(x[0]), float(x[1]))
+    return str(x)
+
+
+def interval_of(record: Mapping) -> tuple | None:
+    """A record's 95% interval (its "95% interval" or "interval" entry) as a pair of finite numbers, or None."""
+    iv = record.get("95% interval", record.get("interval"))
+    return tuple(iv) if isinstance(iv, (list, tuple)) and len(iv) == 2 and all(is_finite_number(v) for v in iv) \
+        else None

@@ -13,12 +13,10 @@ values only where the line has them.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from numbers import Real
 
 from oscc_core.reporting import causes, claims
-from oscc_core.reporting.numbers import interval_text, significant_text
+from oscc_core.reporting.numbers import interval_of, is_finite_number, value_text
 
 #: Size-test names (as `claims` and `reporting.rows` record them), by the word that starts them.
 CONTAINMENT_WORD, TOLERANCE_WORD, MIDPOINT_WORD = "containment", "within 5%", "midpoint"
@@ -27,21 +25,11 @@ BOUND_WORD, EQUALITY_WORD, FINITE_WORD, ENDS_WORD = "bound", "equality", "every 
 __all__ = ["beside_sentence", "cause_sentence", "relation_sentence", "size_sentence", "why_text"]
 
 
-def _number(x) -> bool:
-    return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(float(x))
+_number, _interval = is_finite_number, interval_of
 
 
 def _text(x) -> str:
-    if _number(x):
-        return f"{x:,}" if isinstance(x, int) else significant_text(float(x))
-    if isinstance(x, (list, tuple)) and len(x) == 2 and all(_number(v) for v in x):
-        return interval_text(float(x[0]), float(x[1]))
-    return "—" if x is None else str(x)
-
-
-def _interval(record: Mapping):
-    iv = record.get("95% interval", record.get("interval"))
-    return tuple(iv) if isinstance(iv, (list, tuple)) and len(iv) == 2 and all(_number(v) for v in iv) else None
+    return "—" if x is None else value_text(x)
 
 
 def size_sentence(record: Mapping) -> str | None:
