@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from oscc_core.reporting.params import ParameterError
+from oscc_core.reporting.parameter_error import ParameterError
 
 #: The loggers whose records never reach a page while a cluster is open (and those below them).
 LOGGERS = ("distributed", "tornado", "bokeh")

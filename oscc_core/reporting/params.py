@@ -19,6 +19,7 @@ from oscc_core.engine.roots import build_root
 from oscc_core.exact.cfr import cfr_plus
 from oscc_core.games import LEDUC
 from oscc_core.policy import load_policy, resolve_policy
+from oscc_core.reporting.parameter_error import ParameterError
 
 #: Largest seed: every stream key holds the seed in 63 bits.
 SEED_MAX = 2 ** 63 - 1
@@ -28,13 +29,6 @@ SEED_MAX = 2 ** 63 - 1
 #: Chapter 03's noise audit costs more per group: see `oscc_core.chapters.gradient_noise.parameters.group_bytes`.
 GROUP_BYTES = 4096
 NAMED_POLICIES = ("uniform", "cfr_plus")
-
-
-class ParameterError(ValueError):
-    """A notebook parameter is out of range; the message names it and what is allowed."""
-
-    def _render_traceback_(self):  # IPython shows this instead of a traceback
-        return [f"ParameterError: {self}"]
 
 
 def declared(mapping, names) -> dict:
