@@ -309,3 +309,12 @@ def test_an_interval_touching_1_resolves_nothing_in_the_conclusion():
 def test_independent_faster_anywhere_is_not_read_as_coupling_helping():
     assert _conclusion_of(off=(0.8, 0.7, 0.9), on=(1.0, 0.9, 1.1)) == \
         "which arm is resolved faster depends on the common choice and on the history baseline"
+
+
+
+def test_the_figure_caption_states_the_conclusion_as_a_sentence_and_says_so_when_there_is_no_2x2():
+    # one point for both arms: CP-GRPO faster by F with the baseline on and off (the baseline stretches both by G)
+    assert cg.summary_glue(one_point())["grid_conclusion"] == (
+        "Coupling helps with the history baseline and without it")
+    assert cg.summary_glue({"design": {"thresholds": [TH]}, "runs": {"converging": cell({}, (1, 1, 1), F)["runs"]}}
+                           )["grid_conclusion"] == "The study holds no 2 x 2"

@@ -8,6 +8,11 @@
 - Refusals: a seed the study did not run, --up-to below its smallest budget, a file that is not a study, a bad
   --workers and a scheduler where no Dask scheduler answers each exit 2 with one sentence on stderr, before
   anything is printed or run; "records differ" keeps exit 1 (`test_study_verification.py`).
+- What mutation testing found unpinned (`make mutants`): which name of the code draws the seed when git fails,
+  hangs or answers with something that is not a hexadecimal name; the refusal of no seeds in full; a rerun result
+  of another seed beside the drawn one; each coupling-grid cell as a part, rerun as the converging learner; the
+  literal learner rerun as the paper's iteration.  git is replaced by stand-ins that honour `subprocess.run`'s
+  `check` and `timeout` as documented; these tests run no learner and no subprocess.
 """
 from __future__ import annotations
 
@@ -24,6 +29,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from oscc_core.learning.loop import Schedule
+from oscc_core.reporting import study_verification as sv
 from oscc_core.reporting.study_verification import compare, draw_seed, parts_of, tasks_of, text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,3 +154,122 @@ def test_a_dashboard_like_http_port_as_scheduler_exits_2_with_one_sentence_withi
         server.server_close()
     assert "something listens there, but it is not a Dask scheduler" in one_sentence_and_exit_2(done)
     assert seconds < 30
+
+
+# ----- what mutation testing found unpinned ----------------------------------------------------------------------
+DIGEST = "0123456789abcdef" * 4          # the library's source digest, as a stand-in gives it
+NOT_GIT = ("0123456789abcdef" * 4, "not a git checkout: the library's source digest 0123456789ab instead of a commit")
+
+
+@pytest.fixture
+def git(monkeypatch):
+    """`subprocess.run` as a git whose answer the test sets: {"exit", "stdout", "answers_after" (seconds; None:
+    never)}, honouring `check` (CalledProcessError on a non-zero exit) and `timeout` (TimeoutExpired when the answer
+    would come later) as `subprocess.run` documents them; each timeout it was given is kept in "timeouts"."""
+    state = {"exit": 0, "stdout": "", "answers_after": 0.0, "timeouts": []}
+
+    def run(args, **kw):
+        timeout = kw.get("timeout")
+        state["timeouts"].append(timeout)
+        late = state["answers_after"]
+        if late is None or (timeout is not None and late > timeout):
+            if timeout is None:
+                pytest.fail("commit_of would wait forever on a git that never answers")
+            raise subprocess.TimeoutExpired(args, timeout)
+        done = subprocess.CompletedProcess(args, state["exit"], stdout=state["stdout"], stderr="")
+        if kw.get("check"):
+            done.check_returncode()
+        return done
+
+    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.setattr(sv, "source_digest", lambda: DIGEST)
+    return state
+
+
+def test_outside_a_git_checkout_the_name_is_the_source_digest_shown_by_its_first_twelve_digits(git, monkeypatch):
+    def no_git(args, **kw):
+        raise FileNotFoundError(2, "No such file or directory", "git")
+    monkeypatch.setattr(subprocess, "run", no_git)
+    assert sv.commit_of(Path("/anywhere")) == NOT_GIT
+
+
+def test_a_git_that_fails_is_not_believed_even_when_it_printed_a_hexadecimal_name(git):
+    git.update({"exit": 128, "stdout": "ab" * 20 + "\n"})
+    assert sv.commit_of(Path("/anywhere")) == NOT_GIT
+
+
+def test_a_git_that_never_answers_is_given_up_on_within_30_seconds_for_the_source_digest(git):
+    git.update({"stdout": "ab" * 20 + "\n", "answers_after": None})
+    assert sv.commit_of(Path("/anywhere")) == NOT_GIT
+    (waited,) = git["timeouts"]
+    assert 0 < waited <= 30
+    git.update({"answers_after": 30.5, "timeouts": []})                 # answering after 30 s is too late as well
+    assert sv.commit_of(Path("/anywhere")) == NOT_GIT
+
+
+@pytest.mark.parametrize("stdout", ["HEAD\n", "0123456789abcdef0123456789abcdef0123456g\n"])
+def test_an_answer_of_git_that_is_not_a_hexadecimal_name_is_not_used(git, stdout):
+    git["stdout"] = stdout
+    assert sv.commit_of(Path("/anywhere")) == NOT_GIT
+
+
+def test_no_seeds_to_draw_from_is_refused_in_one_sentence():
+    with pytest.raises(ValueError, match=r"^seeds must hold at least one seed to draw from, got none\.$"):
+        draw_seed((), "a")
+
+
+def test_a_rerun_result_of_another_seed_only_is_not_compared():
+    runs = {"cp_grpo": {"13": {"100": {"exploitability_average": 0.5}}}}
+    part = sv.Part("05_x", "kuhn", Schedule(), {"converging": {"cp_grpo": {"eta": 1.0}}}, {"converging": runs},
+                   (13, 17))
+    results = [{"task": {"learner": "converging", "arm": "cp_grpo"}, "runs": runs["cp_grpo"]},
+               {"task": {"learner": "converging", "arm": "grpo"}, "runs": {"17": {"100": {"x": 1.0}}}}]
+    assert compare(part, 13, results) == {"label": "05_x", "seed": 13, "records": 1, "checkpoints": None,
+                                          "differences": [], "nothing_to_compare": False, "agrees": True}
+
+
+CELL_RUNS = {"cp_grpo": {"13": {"100": {"exploitability_average": 0.5}}},
+             "independent": {"13": {"100": {"exploitability_average": 0.75}}}}
+
+
+def grid_study() -> dict:
+    """A study with two cells of its coupling 2 x 2, each at its own owner's choice and its own base."""
+    def cell(choice, base):
+        return {"choice": choice, "base": base.as_dict(), "runs": CELL_RUNS}
+    return {"design": {"game": "kuhn", "base": Schedule(iterations=3).as_dict(), "seeds": [13, 17]},
+            "coupling_grid": {"arms": ["cp_grpo", "independent"], "baselines": ["history", "none"], "cells": {
+                "cp_grpo": {"history": cell({"eta": 2.0, "alpha": 0.5, "kappa": 0.1},
+                                            Schedule(iterations=5, baseline="history"))},
+                "independent": {"none": cell({"eta": 4.0, "alpha": 0.25, "kappa": 0.0}, Schedule(iterations=7))}}}}
+
+
+def test_each_coupling_grid_cell_is_a_part_of_the_studys_game_and_seeds_at_its_own_base_and_owners_choice():
+    a = {"eta": 2.0, "alpha": 0.5, "kappa": 0.1}
+    b = {"eta": 4.0, "alpha": 0.25, "kappa": 0.0}
+    assert sv.grid_parts(grid_study(), "05_x") == [
+        sv.Part("05_x/coupling_grid/cp_grpo/history", "kuhn", Schedule(iterations=5, baseline="history"),
+                {"coupling-grid": {"cp_grpo": a, "independent": a}}, {"coupling-grid": CELL_RUNS}, (13, 17)),
+        sv.Part("05_x/coupling_grid/independent/none", "kuhn", Schedule(iterations=7),
+                {"coupling-grid": {"cp_grpo": b, "independent": b}}, {"coupling-grid": CELL_RUNS}, (13, 17))]
+
+
+def test_a_coupling_grid_cell_is_rerun_as_the_converging_learner_at_its_owners_choice_on_its_base():
+    cell = sv.Part("05_x/coupling_grid/cp_grpo/history", "kuhn", Schedule(iterations=5, baseline="history"),
+                   {"coupling-grid": {"cp_grpo": {"eta": 2.0, "alpha": 0.5, "kappa": 0.1}}},
+                   {"coupling-grid": {"cp_grpo": CELL_RUNS["cp_grpo"]}}, (13, 17))
+    (task,) = sv.tasks_of(cell, 13)
+    s = dict(task.schedule)
+    assert (task.learner, task.arm, task.seeds, task.budgets, task.keep_table) == (
+        "coupling-grid", "cp_grpo", (13,), (100,), False)
+    assert (s["decision_law"], s["learning_rate"], s["proximal_alpha"], s["proximal_kappa"], s["baseline"]) == (
+        "counterfactual", 2.0, 0.5, 0.1, "history")
+
+
+def test_the_literal_learner_is_rerun_as_the_papers_iteration_whatever_its_choice_and_base_carry():
+    base = Schedule(baseline="history", baseline_floor=0.5, average_power=1)      # the converging learner's options
+    part = sv.Part("05_x", "kuhn", base, {"literal": {"grpo": {"eta": 1.5, "alpha": 0.5, "kappa": 0.1}}},
+                   {"literal": {"grpo": {"13": {"100": {"exploitability_average": 0.5}}}}}, (13,))
+    s = dict(sv.tasks_of(part, 13)[0].schedule)
+    assert (s["decision_law"], s["learning_rate"], s["proximal_alpha"], s["proximal_kappa"]) == (
+        "on_policy", 1.5, 0.0, 0.0)
+    assert "baseline" not in s and "average_power" not in s         # none of the later options: they stay out

@@ -297,11 +297,14 @@ def tuning_reading(study: dict, learner: str = "converging") -> str:
 
 
 def summary_glue(study: dict) -> dict[str, str]:
-    """Short texts for the box and the prose: each cell's ratio to the first threshold and its direction."""
+    """Short texts for the box, the prose and Fig. grid's caption: the 2 x 2's conclusion as a sentence
+    (`conclusion`), each cell's ratio to the first threshold and its direction."""
     th = float(study["design"]["thresholds"][0])
     points = ("at the one point the tuning chose for both arms" if len(owners(study)) == 1 else
               "at CP-GRPO's tuned choice and at independent sampling's")
-    out = {"grid_answer": answer(study), "grid_threshold": f"{th:g}", "grid_points": points,
+    head = conclusion(study) if cells(study) else "the study holds no 2 x 2"
+    out = {"grid_answer": answer(study), "grid_conclusion": head[0].upper() + head[1:], "grid_threshold": f"{th:g}",
+           "grid_points": points,
            "tuning_reading": tuning_reading(study), "own_choice_stretches": own_choice_stretches(study)}
     for owner, baseline, cell in cells(study):
         r = ratio(cell, th)
