@@ -72,3 +72,13 @@ def test_the_stored_budgets_factor_is_the_median_neighbours_ratio(study):
     # the committed grid: 6,144 x 1600^(k/77) (24 a decade), rounded, with the multiples inserted; most
     # neighbours 10^(1/24) apart
     assert study_coupling.glue_values(study)["study_budget_factor"] == f"{10 ** (1 / 24):.2f}" == "1.10"
+
+
+def test_the_budget_factor_is_the_median_of_the_neighbours_ratios_not_their_geometric_mean(monkeypatch):
+    # budgets 1, 2, 4, 8, 100: neighbours' ratios 2, 2, 2, 12.5; their median is 2, their geometric mean
+    # (2 * 2 * 2 * 12.5) ** (1 / 4) = 100 ** (1 / 4) = 3.16
+    r = {"ratio": 1.5, "low": 1.2, "high": 1.8, "pairs": 3, "reference_faster": 3, "seeds": 3}
+    monkeypatch.setattr(study_coupling, "summaries", lambda study: {"converging": {"calls_ratio": {"0.2": r}}})
+    grid = {"design": {"thresholds": [0.2], "recorded_budgets": [8, 1, 100, 4, 2]}}
+    assert study_coupling.glue_values(grid) == {"study_coupling_ratio": "1.50 [1.20, 1.80], 3 pairs",
+                                               "study_coupling_faster": "3 of 3", "study_budget_factor": "2.00"}
