@@ -37,7 +37,8 @@ GROUPS = {
         ["tests/test_calls_rules.py", "tests/test_calls_rules_spec.py"]),
     "oscc_core/learning/study_design.py": (
         ["oscc_core.learning.study_design.*"],
-        ["tests/test_study_design_spec.py", "tests/test_study_statistics.py", "tests/test_learning_options_spec.py"]),
+        ["tests/test_study_design_spec.py", "tests/test_study_statistics.py", "tests/test_learning_options_spec.py",
+         "tests/test_coupling_grid_design.py", "tests/test_curve_rise.py"]),
     "oscc_core/learning/loop.py": (
         ["oscc_core.learning.loop.xǁScheduleǁ*"],
         ["tests/test_learning_options_spec.py"]),

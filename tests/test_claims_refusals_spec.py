@@ -32,3 +32,9 @@ def test_the_size_test_is_within_5_percent_only_without_either_end(low, high, te
 def test_an_interval_without_an_estimate_whose_relation_holds_is_partly_when_the_size_misses():
     assert claims.verdict(10.0, None, 1.0, 2.0, relation=Relation("a < b", True)) == claims.PARTLY
     assert claims.verdict(1.5, None, 1.0, 2.0, relation=Relation("a < b", True)) == claims.REPRODUCED
+
+
+def test_the_verdict_refuses_a_relation_that_is_not_a_relation_in_one_sentence():
+    with pytest.raises(TypeError) as caught:
+        claims.verdict(1.0, 1.0, relation="x")
+    assert str(caught.value) == "relation must be a Relation(text, holds) or None, got 'x'."

@@ -42,6 +42,13 @@ def test_a_base_with_the_history_baseline_gives_it_on_and_off_and_changes_nothin
     assert bases["none"].as_dict() == {**BASE, "baseline": "none"}
 
 
+def test_a_base_with_another_baseline_gives_the_history_baseline_on_and_off():
+    # the 2 x 2 switches the history baseline, whatever baseline the base carried
+    bases = d.grid_bases(base(baseline="policy"))
+    assert bases["history"].as_dict() == BASE
+    assert bases["none"].as_dict() == {**BASE, "baseline": "none"}
+
+
 def test_a_base_without_the_baseline_has_no_bases_and_no_cells():
     assert d.grid_bases(base(baseline="none")) == {}
     assert d.coupling_grid_tasks("kuhn", CHOICES, base(baseline="none"), (13, 17), 1000, (1, 10)) == {}
