@@ -311,7 +311,6 @@ def test_independent_faster_anywhere_is_not_read_as_coupling_helping():
         "which arm is resolved faster depends on the common choice and on the history baseline"
 
 
-
 def test_the_figure_caption_states_the_conclusion_as_a_sentence_and_says_so_when_there_is_no_2x2():
     # one point for both arms: CP-GRPO faster by F with the baseline on and off (the baseline stretches both by G)
     assert cg.summary_glue(one_point())["grid_conclusion"] == (

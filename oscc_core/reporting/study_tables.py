@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from oscc_core.learning import calls_rules
-from oscc_core.learning.study_design import curve_rise
+from oscc_core.learning.study_design import Grid, curve_rise
 from oscc_core.reporting.claims import Relation
 
 ARM_COLORS = {"cp_grpo": "#1f77b4", "independent": "#ff7f0e", "grpo": "#2ca02c", "ppo": "#d62728"}
@@ -210,11 +210,11 @@ AVERAGE_TEXT = {"none": "the average policy weighs every iteration alike, as CFR
                           "iteration t by t + 1"}
 
 
-def _ends_that_cannot_grow(t: dict) -> list[str]:
-    """The hyperparameters of a tuning record whose choice sits at an end no grid can pass: alpha or kappa at 0
-    (switched off) or kappa at 1, with other values tried."""
-    tried = {k: {g[k] for g in t["grid"]} for k in ("alpha", "kappa")}
-    return [k for k in ("alpha", "kappa") if len(tried[k]) > 1 and (t[k] == 0 or (k == "kappa" and t[k] == 1))]
+def _ends_that_cannot_grow(t: dict) -> tuple[str, ...]:
+    """The hyperparameters of a tuning record whose choice sits at an end no grid can pass
+    (`Grid.at_edge_that_cannot_grow` on the grid of the values it tried)."""
+    tried = Grid(**{k: tuple(sorted({g[k] for g in t["grid"]})) for k in ("eta", "alpha", "kappa")})
+    return tried.at_edge_that_cannot_grow((t["eta"], t["alpha"], t["kappa"]))
 
 
 def tuning_edges_text(tuning: dict | None) -> str:

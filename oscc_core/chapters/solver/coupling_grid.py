@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from oscc_core.chapters.solver.study_coupling import ratio_text
 from oscc_core.learning import coupling_question
 from oscc_core.learning.study_design import GRID_ARMS, GRID_BASELINES
 from oscc_core.method.stats import t_interval
@@ -114,14 +115,6 @@ def direction(r: dict) -> str:
     if r["ratio"] is None or r["low"] is None:
         return "neither"
     return "CP-GRPO" if r["low"] > 1 else "independent" if r["high"] < 1 else "neither"
-
-
-def ratio_text(r: dict) -> str:
-    """'1.27 [1.25, 1.29], 30 pairs', or why there is none."""
-    if r["ratio"] is None:
-        return f"no seed on which both arms reach it (of {r['seeds']})"
-    interval = "" if r["low"] is None else f" [{r['low']:.2f}, {r['high']:.2f}]"
-    return f"{r['ratio']:.2f}{interval}, {r['pairs']} pair{'' if r['pairs'] == 1 else 's'}"
 
 
 def choice_text(choice: dict) -> str:
